@@ -34,10 +34,12 @@ from attnbook.demos.nb10 import (
     require_gqa_inputs,
     require_head_counts,
     require_past,
+    require_rope,
     robot_stand_in,
     robot_tokens_from_tokenizer,
 )
 from attnbook.grading import load_reference
+from attnbook.lm.model import rope_tables
 from attnbook.lm.qwen3 import Qwen3LM, Qwen3LMConfig, attention_maps, load_hf_model, tiny_checkpoint
 
 matplotlib.use("Agg")
@@ -302,6 +304,19 @@ def test_cache_validation_names_arguments_and_shapes():
         require_cache([(torch.zeros(1, 1, 3, 2),) * 2], 2, 16, torch.zeros(1, 1))
     with pytest.raises(ValueError, match="3 cached plus 2 new tokens exceed max_len = 4"):
         require_cache([(torch.zeros(1, 1, 3, 2),) * 2], 1, 4, torch.zeros(1, 2))
+    with pytest.raises(ValueError, match=r"cache\[0\]\[0\].*B = 2.*\(2, 1\).*\(1, 1, 3, 2\)"):
+        require_cache([(torch.zeros(1, 1, 3, 2),) * 2], 1, 16, torch.zeros(2, 1))
+
+
+def test_block_names_rope_tables_of_the_wrong_length():
+    cos, sin = rope_tables(5, 4)
+    block = REF.Qwen3Block(12, 4, 2, 4, 20)
+    h = torch.zeros(2, 3, 12)
+    with pytest.raises(ValueError, match=r"rope\[0\] \(cos\).*\(3, 2\).*\(5, 2\)"):
+        block(h, (cos, sin))
+    require_rope((cos[None, :3], sin[:3]), h, 4)  # leading axes that broadcast are fine
+    with pytest.raises(ValueError, match="rope must be a pair"):
+        require_rope(None, h, 4)
 
 
 def test_reference_block_and_decoder_agree_with_the_package_model():

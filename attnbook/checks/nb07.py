@@ -202,6 +202,8 @@ BATCH_CASES = (
                 "also the <EOS> id (2), as in GPT-2 setups", [[1, 5, 2], [1, 2]], 2,
                 expect=(ids([[1, 5], [1, 2]]), ids([[5, 2], [2, 2]]),
                         torch.tensor([[True, True], [True, False]]))),
+    _batch_case("pad is real", "make_batch([[1, 5, 5, 2], [1, 2]], pad_id=5): 5 is also a real "
+                "input", [[1, 5, 5, 2], [1, 2]], 5, expect=_batch),
     Case("empty", "make_batch([], pad_id=0)", ([], 0), raises=ValueError,
          mentions=("sequences",)),
     Case("one id", "make_batch([[1, 5, 2], [1]], pad_id=0)", ([[1, 5, 2], [1]], 0),
@@ -649,11 +651,17 @@ _dropout_model = _tiny_decoder(5, dropout=0.5).train()
 _gen = torch.Generator().manual_seed(5)
 _three_batches = [_random_batch(_gen, B, L, 11) for B, L in [(3, 6), (1, 2), (2, 9)]]
 _eval_model = copy.deepcopy(_dropout_model).eval()
+_fixed_p = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
+_PAD3 = torch.tensor([[True, True, True], [True, False, False]])
 EVALUATE_CASES = (
     _eval_case("worked", "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
                "two batches of 4 and 1 real targets",
-               bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log()), worked_batches(),
+               _fixed_p, worked_batches(),
                -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
+    _eval_case("pad 3", "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
+               "targets [[3, 0, 2], [2, 3, 3]] padded with 3 (loss_mask [[1, 1, 1], [1, 0, 0]])",
+               _fixed_p, [(ids([[1, 3, 0], [1, 3, 3]]), ids([[3, 0, 2], [2, 3, 3]]), _PAD3)],
+               -(math.log(0.4) + math.log(0.1) + 2 * math.log(0.3)) / 4),
     _eval_case("dropout", "evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), "
                "(2, 9)), the model in training mode", _dropout_model, _three_batches,
                _eval_loss(_dropout_model, _three_batches)),

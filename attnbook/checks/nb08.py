@@ -215,6 +215,8 @@ HINT_PROBS_IN_PLACE = "work on new tensors (z = ... builds one), not in place"
 HINT_TOP_P_KEEPS_ONE = "top-p must keep at least the most likely token: " + HINT_CROSSING
 HINT_TEMPERATURE_ZERO = "temperature 0 means argmax: return a one-hot vector, do not divide by 0"
 HINT_TOP_K_TIES = "keep the tokens whose logit is at least the k-th largest"
+HINT_TOP_P_REACHED = ("keep the SMALLEST set that reaches p: a token whose likelier tokens already "
+                      "sum to exactly p is dropped (drop it when before >= top_p)")  # fmt: skip
 HINT_ONE_HOT = "temperature 0: a one-hot vector on a most likely token"
 HINT_FILTER_ALONG_LAST_AXIS = "filter along the last axis (dim=-1), whatever the leading axes"
 HINT_FILTER_ROWS = "filter along the last axis, each row on its own"
@@ -232,11 +234,9 @@ _FLAT_TOP3 = _FLAT.masked_fill(_FLAT == _FLAT.min(), 0.0) / _FLAT[_FLAT > _FLAT.
 
 def _sums_to_one(run: CheckRun, case: Case, seen) -> None:
     seen = as_array(seen)
-    run.expect_true(
-        bool(np.allclose(seen.sum(-1), 1.0) and np.all(seen >= 0)),
-        f"{case.call}: every distribution must be non-negative and sum to 1; sums {seen.sum(-1)}",
-        hint=HINT_RENORMALISE,
-    )
+    run.expect_true(bool(np.allclose(seen.sum(-1), 1.0) and np.all(seen >= 0)), f"{case.call}: "
+                    f"every distribution must be non-negative and sum to 1; sums {seen.sum(-1)}",
+                    hint=HINT_RENORMALISE)  # fmt: skip
 
 
 def _probs_case(
@@ -280,6 +280,7 @@ _tie_max = torch.tensor([1.0, 3.0, 3.0, 0.0], dtype=_F64)
 _Z = WORKED_LOGITS
 _leading = torch.stack((torch.stack((_Z, _Z.flip(0))), torch.stack((_Z.roll(1), 2 * _Z))))
 _batch = torch.stack((_Z, _Z.flip(0), 1000.0 + _Z))  # (3, 4): large logits must not overflow
+_EXACT = torch.tensor([0.5, 0.25, 0.25], dtype=_F64).log()  # exact softmax and sums
 PROBS_CASES = (
     _worked(1.0, None, None, _P, "no filter: the softmax itself"),
     _worked(0.5, None, None, _P**2 / (_P**2).sum(), "temperature 0.5 squares the probabilities"),
@@ -313,6 +314,10 @@ PROBS_CASES = (
                 hint=HINT_FILTER_ALONG_LAST_AXIS),
     _probs_case("batch", "next_token_probs(logits of shape (3, 4), 1.0, top_k=None, top_p=0.6) "
                 "[a batch]", _batch, 1.0, None, 0.6, hint=HINT_FILTER_ROWS),
+    _probs_case("exact p", "next_token_probs(log of (.5, .25, .25), 1.0, top_k=None, top_p=0.75) "
+                "[.5 + .25 reaches 0.75 exactly: the third token goes]", _EXACT, 1.0, None, 0.75,
+                hint=HINT_TOP_P_REACHED, probe=_one_of(_EXACT.exp() * 4 / 3 * torch.tensor(
+                    [1, 1, 0]), _EXACT.exp() * 4 / 3 * torch.tensor([1, 0, 1]))),
 )  # fmt: skip
 
 
@@ -626,18 +631,13 @@ HINT_NEW_TOKENS_ONLY = "return the prompts followed by the new tokens, shape (B,
 def _expect_tokens(run: CheckRun, call: str, seen, expected, hint=None):
     seen_arr = as_array(seen)
     run.expect_shape(call, seen_arr, tuple(expected.shape), hint=hint or HINT_NEW_TOKENS_ONLY)
-    run.expect_true(
-        np.array_equal(seen_arr, as_array(expected)),
-        f"{call} returned wrong tokens.\n  expected {describe(expected)}\n  seen "
-        f"    {describe(seen_arr)}",
-        hint=hint,
-    )
+    run.expect_true(np.array_equal(seen_arr, as_array(expected)), f"{call} returned wrong tokens."
+                    f"\n  expected {describe(expected)}\n  seen     {describe(seen_arr)}",
+                    hint=hint)  # fmt: skip
 
 
-HINT_LAST_POSITION = (
-    "choose each token from the LAST position's logits, model(ids)[:, -1]; a "
-    "finished row gets pad_id"
-)
+HINT_LAST_POSITION = ("choose each token from the LAST position's logits, model(ids)[:, -1]; "
+                      "a finished row gets pad_id")  # fmt: skip
 HINT_FINISHED_PAD = "finished rows get pad_id"
 HINT_ZERO_NEW_TOKENS = "max_new_tokens=0 returns the prompt unchanged"
 HINT_WHOLE_SEQUENCE = (
@@ -686,8 +686,8 @@ GENERATE_CASES = (
                  hint=HINT_LAST_POSITION),
     _lookup_case("three rows", [[1, 5], [1, 9], [1, 11]], 6, "three rows",
                  hint=HINT_LAST_POSITION),
-    _lookup_case("pad 12", [[1, 4], [1, 7], [1, 9]], 8, "padding with pad_id = 12, not 0",
-                 pad=12, hint=HINT_FINISHED_PAD),
+    _lookup_case("pad 5", [[1, 4], [1, 7], [1, 9]], 8, "padding with pad_id = 5, not 0; 5 is "
+                 "also a real token of row 0", pad=5, hint=HINT_FINISHED_PAD),
     _lookup_case("no new tokens", [[1, 4]], 0, "max_new_tokens=0", hint=HINT_ZERO_NEW_TOKENS),
     _generate_case("random decoder", f"generate(random_decoder, {_SHARP_PROMPTS}, "
                    "max_new_tokens=8, eos_id=2, temperature=0.0)", _SHARP, _SHARP_PROMPTS, 8,
@@ -712,40 +712,28 @@ def _random_decoder_runs(run: CheckRun) -> None:
     model, prompts = _SHARP, _SHARP_PROMPTS
     expected = next(c.expect for c in GENERATE_CASES if c.id == "random decoder")
     for top_k, top_p in [(1, None), (None, 1e-6)]:
-        call = (
-            f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, "
-            f"temperature=1.0, top_k={top_k}, top_p={top_p}) [a filter that keeps one "
-            f"token is greedy]"
-        )
+        call = (f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, "
+                f"temperature=1.0, top_k={top_k}, top_p={top_p}) [a filter that keeps one "
+                f"token is greedy]")  # fmt: skip
         seen = _sampled(run, call, model, prompts, 8, 0, top_k, top_p)
         _expect_tokens(run, call, seen, expected, hint=HINT_PASS_SETTINGS)
 
-    call = (
-        "generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
-        "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice"
-    )
+    call = ("generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
+            "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice")  # fmt: skip
     first, again = (_sampled(run, call, model, [[1, 4, 7]] * 4, 10, 3) for _ in range(2))
-    run.expect_true(
-        np.array_equal(as_array(first), as_array(again)),
-        f"{call}: the same seed gave different emails.",
-        hint=HINT_PASS_GENERATOR,
-    )
+    run.expect_true(np.array_equal(as_array(first), as_array(again)), f"{call}: the same seed "
+                    "gave different emails.", hint=HINT_PASS_GENERATOR)  # fmt: skip
 
 
 def _uniform_runs(run: CheckRun) -> None:
     """A model that guesses uniformly: sampling must not collapse to the argmax (token 0)."""
     uniform = bias_model(torch.zeros(13))
-    call = (
-        "generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
-        "generator=torch.Generator().manual_seed(0))"
-    )
+    call = ("generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
+            "generator=torch.Generator().manual_seed(0))")  # fmt: skip
     seen = as_array(_sampled(run, call, uniform, [[1]] * 4, 6, 0))
-    run.expect_true(
-        bool(np.any(seen[:, 1:] != 0)),
-        f"{call} returned only token 0, the argmax, "
-        f"although every token is equally likely:\n{describe(seen)}",
-        hint=HINT_PASS_SETTINGS,
-    )
+    run.expect_true(bool(np.any(seen[:, 1:] != 0)), f"{call} returned only token 0, the argmax, "
+                    f"although every token is equally likely:\n{describe(seen)}",
+                    hint=HINT_PASS_SETTINGS)  # fmt: skip
 
 
 def _generate_trial(rng: np.random.Generator, seed: int) -> Case:
@@ -767,11 +755,9 @@ def _temperature_runs(run: CheckRun) -> None:
     temperature 2 for 8000 rows: the new tokens' shares against softmax(z / 2), so logits
     changed on their way to sample_next (softmaxed, divided again) are seen."""
     Z, N = WORKED_LOGITS, 8000
-    call = (
-        f"generate(fixed_model, [[1]] * {N}, max_new_tokens=1, eos_id=2, temperature=2.0, "
-        "generator=torch.Generator().manual_seed(7)) [the model's next-token probabilities are "
-        "(0.15, 0.5, 0.1, 0.25) at every position]"
-    )
+    call = (f"generate(fixed_model, [[1]] * {N}, max_new_tokens=1, eos_id=2, temperature=2.0, "
+            "generator=torch.Generator().manual_seed(7)) [the model's next-token probabilities "
+            "are (0.15, 0.5, 0.1, 0.25) at every position]")  # fmt: skip
     seen = as_array(_sampled(run, call, bias_model(Z), [[1]] * N, 1, 7, temperature=2.0))
     run.expect_shape(call, seen, (N, 2), hint=HINT_NEW_TOKENS_ONLY)
     mistakes = [
@@ -828,6 +814,7 @@ def _random_batches(gen: torch.Generator, shapes) -> list:
 _PPL = "perplexity"
 _fixed = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
 _sharp4 = sharp_model(4)
+_PAD3 = torch.tensor([[True, True, True], [True, False, False]])
 _three = _random_batches(torch.Generator().manual_seed(4), [(3, 6), (1, 2), (2, 9)])
 PPL_CASES = (
     _ppl_case("uniform", "perplexity(model, batches) for a model whose every prediction is "
@@ -837,6 +824,10 @@ PPL_CASES = (
               "two batches of 4 and 1 real targets", _fixed, worked_batches(),
               math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
               hint=HINT_PPL_VALUES),
+    _ppl_case("pad 3", "perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
+              "targets [[3, 0, 2], [2, 3, 3]] padded with 3 (loss_mask [[1, 1, 1], [1, 0, 0]])",
+              _fixed, [(ids([[1, 3, 0], [1, 3, 3]]), ids([[3, 0, 2], [2, 3, 3]]), _PAD3)],
+              math.exp(-(math.log(0.4) + math.log(0.1) + 2 * math.log(0.3)) / 4), HINT_PPL_VALUES),
     _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
               "(1, 2), (2, 9))", _sharp4, _three, math.exp(mean_nll(_sharp4, _three))),
     Case("inputs 1-D", "perplexity with inputs of shape (4,)", (_sharp4, [(ids([1, 2, 3, 4]),

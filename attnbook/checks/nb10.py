@@ -160,7 +160,7 @@ HINT_SIZES_FROM_INPUT = (
 
 _CRASH_HINTS: list[tuple[str | tuple[str, ...], str]] = [
     (("'tuple' object has no attribute", "got tuple"), HINT_BLOCK_PAIR_CRASH),
-    ("must match the size", HINT_SIZE_MISMATCH),
+    (("must match the size", "rope[0] (cos) must have shape"), HINT_SIZE_MISMATCH),
     ("shape '[", HINT_SIZES_FROM_INPUT),
 ]
 
@@ -1015,7 +1015,7 @@ def _decode_case(case_id: str, model: Qwen3LM, ids, done: int, size: int, **more
     )  # fmt: skip
 
 
-_STEP_CONFIG = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=2, n_heads=4, n_kv_heads=2,
+_STEP_CONFIG = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=3, n_heads=4, n_kv_heads=2,
                              d_k=4, d_hidden=24, max_len=16, rope_base=100.0)  # fmt: skip
 _STEP_MODEL = _decoder_like(_STEP_CONFIG, 151)
 _STEP_IDS = _random_ids(2, 12, 17, 152)
@@ -1028,7 +1028,7 @@ DECODE_CASES = (
         _decode_case(f"one row {done}+1", _STEP_MODEL, _STEP_IDS[:1], done, 1)
         for done in (0, 1, 2)
     ),
-    Case("short cache", "decode_step with a cache of 1 entry for a model of 2 blocks",
+    Case("short cache", "decode_step with a cache of 1 entry for a model of 3 blocks",
          (_STEP_MODEL, _STEP_IDS[:, :1], [(torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))]),
          raises=ValueError, mentions=("cache",)),
 )  # fmt: skip

@@ -123,6 +123,26 @@ def require_past(past, h, n_kv_heads: int, d_k: int) -> None:
             )
 
 
+def require_rope(rope, h, d_k: int) -> None:
+    """rope: (cos, sin) for the L new tokens of h (B, L, d), each (L, d_k / 2) (leading axes
+    that broadcast are allowed)."""
+    want = (h.shape[1], d_k // 2)
+    if not isinstance(rope, tuple | list) or len(rope) != 2:
+        raise ValueError(f"rope must be a pair (cos, sin), each (L, d_k / 2) = {want}; got "
+                         f"{type(rope).__name__}")  # fmt: skip
+    for name, t in zip(("rope[0] (cos)", "rope[1] (sin)"), rope):
+        shape = tuple(getattr(t, "shape", ()))
+        try:
+            fits = len(shape) >= 2 and torch.broadcast_shapes(shape, want)[-2:] == want
+        except RuntimeError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"{name} must have shape (L, d_k / 2) = {want} for h of shape "
+                f"{tuple(h.shape)}; got {shape}"
+            )
+
+
 def require_cache(cache, n_layers: int, max_len: int, token_ids) -> None:
     """cache: None or one (k, v) pair per block; the new tokens must fit in max_len."""
     cached = 0
@@ -131,7 +151,14 @@ def require_cache(cache, n_layers: int, max_len: int, token_ids) -> None:
             raise ValueError(
                 f"cache must hold one (k, v) pair per block ({n_layers}); got {len(cache)} entries"
             )
-        cached = int(cache[0][0].shape[2])
+        keys = tuple(getattr(cache[0][0], "shape", ()))
+        if len(keys) != 4 or keys[0] != token_ids.shape[0]:
+            raise ValueError(
+                f"cache[0][0] (the first block's keys) must have shape (B, h_kv, T, d_k) with "
+                f"B = {token_ids.shape[0]}, the rows of token_ids {tuple(token_ids.shape)}; "
+                f"got {keys}"
+            )
+        cached = keys[2]
     if cached + token_ids.shape[1] > max_len:
         raise ValueError(
             f"token_ids has shape {tuple(token_ids.shape)}: {cached} cached plus "

@@ -18,6 +18,8 @@ BATCH, LOSS, STEP, EVALUATE, ABLATE = ("make_batch", "lm_loss", "train_step", "e
 
 # hints that several entries give
 HINT_PADDING_COUNTED = "multiply the per-token losses by loss_mask and count only real targets"
+HINT_IGNORE_INDEX = ("loss_mask says which targets are real; the pad id may be any id (and 0 "
+                     "may be a real token): weight by loss_mask rather than ignore_index")
 HINT_FLOOR_DIVISION = "true division for the mean over the real targets (// rounds down)"
 HINT_EVAL_WEIGHTING = ("weight every token the same: add the summed losses of ALL batches and "
                        "divide by the total number of real targets")
@@ -43,6 +45,11 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="loss_mask marks the real targets by position, whatever their ids: True on the "
                  "first len(seq) - 1 of row b. Comparing ids with pad_id also drops a real "
                  "target that equals it (GPT-2 setups pad with the <EOS> id)"),
+    mistake(BATCH, "loss mask from the ids (inputs != pad_id), not from the lengths",
+            edit("loss_mask[b, :n] = True", "loss_mask[b] = inputs[b] != pad_id"),
+            hint="loss_mask marks the real targets by position, whatever the ids: True on the "
+                 "first len(seq) - 1 of row b. Comparing inputs with pad_id also drops a real "
+                 "input that equals it"),
     mistake(BATCH, "targets not shifted", edit("1:", ":-1"),
             detects=nb07.HINT_SHIFT, like="shifted the wrong way"),
     mistake(BATCH, "shifted the wrong way", [
@@ -494,6 +501,20 @@ MISTAKES, ALTERNATIVES = catalogue([
                      " y.flatten()).item()\n"
                      "         for x, y, m in batches]"),
     ], hint=HINT_PADDING_COUNTED, like="mean of per-batch means"),
+    mistake(EVALUATE, "ignore_index=0 and the targets that are not 0 counted", """
+        was_training = model.training
+        model.eval()
+        total, count = 0.0, 0
+        with torch.no_grad():
+            for inputs, targets, loss_mask in batches:
+                total += float(torch.nn.functional.cross_entropy(model(inputs).flatten(0, 1),
+                    targets.flatten(), ignore_index=0, reduction="sum"))
+                count += int((targets != 0).sum())
+        model.train(was_training)
+        return total / count""", hint=HINT_IGNORE_INDEX),
+    mistake(EVALUATE, "ignore_index=0 instead of loss_mask",
+            edit("int((targets != 0).sum())", "int(loss_mask.sum())"), hint=HINT_IGNORE_INDEX,
+            like="ignore_index=0 and the targets that are not 0 counted"),
     mistake(EVALUATE, "no torch.no_grad()", [
         delete("flags = [p.requires_grad for p in model.parameters()]"),
         delete("model.requires_grad_(False)"),

@@ -26,6 +26,8 @@ HINT_TEMPERATURE = ("divide the LOGITS by the temperature before the softmax; di
 HINT_PPL_WEIGHTING = ("weight every token equally: add the losses of ALL real tokens over all "
                       "batches, divide by the total token count, then take exp")
 HINT_PPL_PADDING = "multiply the per-token losses by loss_mask and count only real tokens"
+HINT_PPL_IGNORE_INDEX = ("loss_mask says which targets are real; the pad id may be any id (and "
+                         "0 may be a real token): multiply by loss_mask rather than ignore_index")
 HINT_EXP_OF_SUM = "divide the summed loss by the number of real targets before exp"
 
 
@@ -146,6 +148,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs",
              "cum = torch.cumsum(sorted_probs, dim=-1)"),
         edit("before >=", "cum >")], detects=nb08.HINT_CROSSING),
+    mistake(PROBS, "top-p keeps a token once p is reached exactly (before > top_p)",
+            edit("before >= top_p", "before > top_p"),
+            detects=nb08.HINT_TOP_P_REACHED),
     mistake(PROBS, "temperature applied to the probabilities", [
         edit("logits / temperature", "logits.clone()"), edit("kth, 0.0", 'kth, float("-inf")'),
         replace_line("probs = torch.softmax(z, dim=-1)",
@@ -633,6 +638,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb08.HINT_RAW_LOGITS),
     mistake(GENERATE, "the generator not passed on to sample_next",
             edit("top_k, top_p, generator)", "top_k, top_p)"), detects=nb08.HINT_PASS_GENERATOR),
+    mistake(GENERATE, "pad_id also finishes a row",
+            edit("finished | (new == eos_id)", "finished | (new == eos_id) | (new == pad_id)"),
+            hint="only eos_id finishes a row; pad_id is written only after it (the model may "
+                 "emit the pad id as a real token)"),
     mistake(GENERATE, "finished rows padded with eos_id", [
         edit(", device=ids.device", ""), edit("pad_id", "eos_id")],
             hint="a finished row receives pad_id (the argument), not eos_id"),
@@ -823,7 +832,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return 1.0 / float(torch.cat(probs).mean())"""),
             hint="average the LOG-probabilities (the loss), then exp; not the probabilities"),
     mistake(PERPLEXITY, "every sequence weighted equally", [
-        edit("logits.flatten(0, 1), targets.flatten()", "logits.transpose(1, 2), targets"),
+        edit("logits.flatten(0, 1), safe.flatten()", "logits.transpose(1, 2), safe"),
         replace_line("total_nll +=", "mask = loss_mask.to(nll.dtype)\n"
                      "per_row = (nll * mask).sum(1) / mask.sum(1)\n"
                      "total_nll += float(per_row.sum())"),
@@ -835,6 +844,14 @@ MISTAKES, ALTERNATIVES = catalogue([
                  "of rows"),
     mistake(PERPLEXITY, "exp before dividing", (None, None, """
         return math.exp(total_nll) / total_tokens"""), hint=HINT_EXP_OF_SUM),
+    mistake(PERPLEXITY, "ignore_index=0 and the targets that are not 0 counted", (None, """
+        logits = model(inputs)
+        total_nll += float(torch.nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(), reduction="sum", ignore_index=0))
+        total_tokens += int((targets != 0).sum())""", None), hint=HINT_PPL_IGNORE_INDEX),
+    mistake(PERPLEXITY, "ignore_index=0 instead of loss_mask",
+            edit("int((targets != 0).sum())", "int(loss_mask.sum())"), hint=HINT_PPL_IGNORE_INDEX,
+            like="ignore_index=0 and the targets that are not 0 counted"),
     mistake(PERPLEXITY, "floor division of the summed loss", (None, None, """
         return math.exp(total_nll // total_tokens)"""),
             hint="true division: total_nll / total_tokens (// rounds down)"),

@@ -619,6 +619,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="apply model.norm before the head: model.head(model.norm(h))"),
     mistake(DECODE, "T read from the head axis", edit("2", "1"),
             hint="the cached tokens are on the third axis: T = cache[0][0].shape[2]"),
+    mistake(DECODE, "T read as len(cache), the number of blocks",
+            edit("cache[0][0].shape[2]", "len(cache)"),
+            hint="len(cache) counts the blocks; the cached tokens are on the third axis of each "
+                 "key tensor: T = cache[0][0].shape[2]"),
     mistake(DECODE, "only the last token's logits returned", edit("))", "))[:, -1]"),
             detects=nb10.HINT_DECODE_LAST_ONLY),
     mistake(DECODE, "cache=None not handled", edit("0 if cache is None else cache", "cache"),

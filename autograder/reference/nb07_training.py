@@ -249,8 +249,29 @@ def _slip_make_batch_0(sequences, pad_id):
         loss_mask[b] = targets[b] != pad_id
     return (inputs, targets, loss_mask)
 
-# make_batch: targets not shifted
+# make_batch: loss mask from the ids (inputs != pad_id), not from the lengths
 def _slip_make_batch_1(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b] = inputs[b] != pad_id
+    return (inputs, targets, loss_mask)
+
+# make_batch: targets not shifted
+def _slip_make_batch_2(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -270,7 +291,7 @@ def _slip_make_batch_1(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: shifted the wrong way
-def _slip_make_batch_2(sequences, pad_id):
+def _slip_make_batch_3(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -290,7 +311,7 @@ def _slip_make_batch_2(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: whole sequences, no shift (L too long)
-def _slip_make_batch_3(sequences, pad_id):
+def _slip_make_batch_4(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -311,7 +332,7 @@ def _slip_make_batch_3(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: loss mask inverted
-def _slip_make_batch_4(sequences, pad_id):
+def _slip_make_batch_5(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -331,7 +352,7 @@ def _slip_make_batch_4(sequences, pad_id):
     return (inputs, targets, ~loss_mask)
 
 # make_batch: loss mask one too long
-def _slip_make_batch_5(sequences, pad_id):
+def _slip_make_batch_6(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -351,7 +372,7 @@ def _slip_make_batch_5(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: end token excluded from the loss mask
-def _slip_make_batch_6(sequences, pad_id):
+def _slip_make_batch_7(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -371,7 +392,7 @@ def _slip_make_batch_6(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: padding on the left
-def _slip_make_batch_7(sequences, pad_id):
+def _slip_make_batch_8(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -392,7 +413,7 @@ def _slip_make_batch_7(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: padding hard-coded as 0
-def _slip_make_batch_8(sequences, pad_id):
+def _slip_make_batch_9(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -413,7 +434,7 @@ def _slip_make_batch_8(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: loss mask as 0/1 integers
-def _slip_make_batch_9(sequences, pad_id):
+def _slip_make_batch_10(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -433,7 +454,7 @@ def _slip_make_batch_9(sequences, pad_id):
     return (inputs, targets, loss_mask.long())
 
 # make_batch: pads the caller's lists in place
-def _slip_make_batch_10(sequences, pad_id):
+def _slip_make_batch_11(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -448,7 +469,7 @@ def _slip_make_batch_10(sequences, pad_id):
     return (ids[:, :-1], targets, targets != pad_id)
 
 # make_batch: targets padded with the row's <EOS> (its last id), not pad_id
-def _slip_make_batch_11(sequences, pad_id):
+def _slip_make_batch_12(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -470,7 +491,7 @@ def _slip_make_batch_11(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: padded targets written as -100 (ignore_index)
-def _slip_make_batch_12(sequences, pad_id):
+def _slip_make_batch_13(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -492,7 +513,7 @@ def _slip_make_batch_12(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: rows sorted by length, longest first
-def _slip_make_batch_13(sequences, pad_id):
+def _slip_make_batch_14(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -512,7 +533,7 @@ def _slip_make_batch_13(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: L from the shortest sequence (longer ones truncated)
-def _slip_make_batch_14(sequences, pad_id):
+def _slip_make_batch_15(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -533,7 +554,7 @@ def _slip_make_batch_14(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: numpy arrays returned
-def _slip_make_batch_15(sequences, pad_id):
+def _slip_make_batch_16(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -555,7 +576,7 @@ def _slip_make_batch_15(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: L taken from the first sequence
-def _slip_make_batch_16(sequences, pad_id):
+def _slip_make_batch_17(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -576,7 +597,7 @@ def _slip_make_batch_16(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: rows built as [[pad_id] * L] * B (one shared list)
-def _slip_make_batch_17(sequences, pad_id):
+def _slip_make_batch_18(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -596,7 +617,7 @@ def _slip_make_batch_17(sequences, pad_id):
     return (torch.tensor(inputs), torch.tensor(targets), torch.tensor(mask))
 
 # make_batch: float tensors (torch.zeros(B, L) + pad_id)
-def _slip_make_batch_18(sequences, pad_id):
+def _slip_make_batch_19(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -616,7 +637,7 @@ def _slip_make_batch_18(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: torch.tensor(sequences) without padding
-def _slip_make_batch_19(sequences, pad_id):
+def _slip_make_batch_20(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -627,7 +648,7 @@ def _slip_make_batch_19(sequences, pad_id):
     return (ids[:, :-1], ids[:, 1:], ids[:, 1:] != pad_id)
 
 # make_batch: each row one target short (n = len(seq) - 2)
-def _slip_make_batch_20(sequences, pad_id):
+def _slip_make_batch_21(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -1092,8 +1113,42 @@ def _slip_evaluate_1(model, batches):
     model.train(was_training)
     return sum(means) / len(means)
 
-# evaluate: no torch.no_grad()
+# evaluate: ignore_index=0 and the targets that are not 0 counted
 def _slip_evaluate_2(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += float(torch.nn.functional.cross_entropy(model(inputs).flatten(0, 1), targets.flatten(), ignore_index=0, reduction='sum'))
+            count += int((targets != 0).sum())
+    model.train(was_training)
+    return total / count
+
+# evaluate: ignore_index=0 instead of loss_mask
+def _slip_evaluate_3(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += float(torch.nn.functional.cross_entropy(model(inputs).flatten(0, 1), targets.flatten(), ignore_index=0, reduction='sum'))
+            count += int(loss_mask.sum())
+    model.train(was_training)
+    return total / count
+
+# evaluate: no torch.no_grad()
+def _slip_evaluate_4(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1110,7 +1165,7 @@ def _slip_evaluate_2(model, batches):
     return total / count
 
 # evaluate: no model.eval()
-def _slip_evaluate_3(model, batches):
+def _slip_evaluate_5(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1125,7 +1180,7 @@ def _slip_evaluate_3(model, batches):
     return total / count
 
 # evaluate: always switches to training mode at the end
-def _slip_evaluate_4(model, batches):
+def _slip_evaluate_6(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1142,7 +1197,7 @@ def _slip_evaluate_4(model, batches):
     return total / count
 
 # evaluate: sum not divided by the token count
-def _slip_evaluate_5(model, batches):
+def _slip_evaluate_7(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1158,7 +1213,7 @@ def _slip_evaluate_5(model, batches):
     return total
 
 # evaluate: only the last batch counted
-def _slip_evaluate_6(model, batches):
+def _slip_evaluate_8(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1173,7 +1228,7 @@ def _slip_evaluate_6(model, batches):
     return loss
 
 # evaluate: perplexity returned
-def _slip_evaluate_7(model, batches):
+def _slip_evaluate_9(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1190,7 +1245,7 @@ def _slip_evaluate_7(model, batches):
     return math.exp(total / count)
 
 # evaluate: return inside the loop (first batch only)
-def _slip_evaluate_8(model, batches):
+def _slip_evaluate_10(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1208,7 +1263,7 @@ def _slip_evaluate_8(model, batches):
             return total / count
 
 # evaluate: summed loss divided by the number of batches
-def _slip_evaluate_9(model, batches):
+def _slip_evaluate_11(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1224,7 +1279,7 @@ def _slip_evaluate_9(model, batches):
     return total / len(batches)
 
 # evaluate: floor division
-def _slip_evaluate_10(model, batches):
+def _slip_evaluate_12(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1242,7 +1297,7 @@ def _slip_evaluate_10(model, batches):
     return total // count
 
 # evaluate: batches weighted by their rows (len(targets))
-def _slip_evaluate_11(model, batches):
+def _slip_evaluate_13(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -2754,26 +2809,27 @@ def _slip_ablate_head_30(model, ids, layer, head, mode):
 SLIPS = {
     'make_batch': [
         ('loss mask from the ids (targets != pad_id), not from the lengths', 'loss_mask marks the real targets by position, whatever their ids: True on the first len(seq) - 1 of row b. Comparing ids with pad_id also drops a real target that equals it (GPT-2 setups pad with the <EOS> id)', _slip_make_batch_0),
-        ('targets not shifted', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_1),
-        ('shifted the wrong way', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t; the model reads the past and predicts the future', _slip_make_batch_2),
-        ('whole sequences, no shift (L too long)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_3),
-        ('loss mask inverted', 'loss_mask is True on REAL targets and False on padded ones', _slip_make_batch_4),
-        ('loss mask one too long', 'a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True', _slip_make_batch_5),
-        ('end token excluded from the loss mask', '<EOS> is a real target: the model must learn when an email ends', _slip_make_batch_6),
-        ('padding on the left', 'pad on the right: row b starts at position 0 and the padding follows it', _slip_make_batch_7),
-        ('padding hard-coded as 0', 'fill the padded positions with the pad_id argument, not 0', _slip_make_batch_8),
-        ('loss mask as 0/1 integers', 'use dtype=torch.bool (True = a real target)', _slip_make_batch_9),
-        ("pads the caller's lists in place", "build new tensors; do not append padding to the caller's lists", _slip_make_batch_10),
-        ("targets padded with the row's <EOS> (its last id), not pad_id", "pad targets with pad_id, as inputs: after a row's last real target (its <EOS>) come pad_id, not more copies of <EOS>", _slip_make_batch_11),
-        ('padded targets written as -100 (ignore_index)', 'write pad_id into every padded position, targets included; loss_mask, not a special target value, marks the padding', _slip_make_batch_12),
-        ('rows sorted by length, longest first', 'keep the rows in the order of the sequences: row b is sequence b', _slip_make_batch_13),
-        ('L from the shortest sequence (longer ones truncated)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_14),
-        ('numpy arrays returned', 'build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them', _slip_make_batch_15),
-        ('L taken from the first sequence', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_16),
-        ('rows built as [[pad_id] * L] * B (one shared list)', '[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each row on its own (a list comprehension, or torch.full((B, L), pad_id))', _slip_make_batch_17),
-        ('float tensors (torch.zeros(B, L) + pad_id)', 'use dtype=torch.long', _slip_make_batch_18),
-        ('torch.tensor(sequences) without padding', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_19),
-        ('each row one target short (n = len(seq) - 2)', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_20),
+        ('loss mask from the ids (inputs != pad_id), not from the lengths', 'loss_mask marks the real targets by position, whatever the ids: True on the first len(seq) - 1 of row b. Comparing inputs with pad_id also drops a real input that equals it', _slip_make_batch_1),
+        ('targets not shifted', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_2),
+        ('shifted the wrong way', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t; the model reads the past and predicts the future', _slip_make_batch_3),
+        ('whole sequences, no shift (L too long)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_4),
+        ('loss mask inverted', 'loss_mask is True on REAL targets and False on padded ones', _slip_make_batch_5),
+        ('loss mask one too long', 'a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True', _slip_make_batch_6),
+        ('end token excluded from the loss mask', '<EOS> is a real target: the model must learn when an email ends', _slip_make_batch_7),
+        ('padding on the left', 'pad on the right: row b starts at position 0 and the padding follows it', _slip_make_batch_8),
+        ('padding hard-coded as 0', 'fill the padded positions with the pad_id argument, not 0', _slip_make_batch_9),
+        ('loss mask as 0/1 integers', 'use dtype=torch.bool (True = a real target)', _slip_make_batch_10),
+        ("pads the caller's lists in place", "build new tensors; do not append padding to the caller's lists", _slip_make_batch_11),
+        ("targets padded with the row's <EOS> (its last id), not pad_id", "pad targets with pad_id, as inputs: after a row's last real target (its <EOS>) come pad_id, not more copies of <EOS>", _slip_make_batch_12),
+        ('padded targets written as -100 (ignore_index)', 'write pad_id into every padded position, targets included; loss_mask, not a special target value, marks the padding', _slip_make_batch_13),
+        ('rows sorted by length, longest first', 'keep the rows in the order of the sequences: row b is sequence b', _slip_make_batch_14),
+        ('L from the shortest sequence (longer ones truncated)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_15),
+        ('numpy arrays returned', 'build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them', _slip_make_batch_16),
+        ('L taken from the first sequence', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_17),
+        ('rows built as [[pad_id] * L] * B (one shared list)', '[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each row on its own (a list comprehension, or torch.full((B, L), pad_id))', _slip_make_batch_18),
+        ('float tensors (torch.zeros(B, L) + pad_id)', 'use dtype=torch.long', _slip_make_batch_19),
+        ('torch.tensor(sequences) without padding', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_20),
+        ('each row one target short (n = len(seq) - 2)', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_21),
     ],
     'lm_loss': [
         ('padding counted in the loss', 'multiply the per-token losses by loss_mask and count only real targets', _slip_lm_loss_0),
@@ -2814,16 +2870,18 @@ SLIPS = {
     'evaluate': [
         ('mean of per-batch means', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_0),
         ('padding counted', 'multiply the per-token losses by loss_mask and count only real targets', _slip_evaluate_1),
-        ('no torch.no_grad()', 'wrap the loop in `with torch.no_grad():`; evaluation needs no graph', _slip_evaluate_2),
-        ('no model.eval()', 'a value that changes from call to call means dropout is on: call model.eval() before scoring', _slip_evaluate_3),
-        ('always switches to training mode at the end', 'remember model.training first and restore it at the end: model.train(was_training)', _slip_evaluate_4),
-        ('sum not divided by the token count', 'divide the summed loss by the number of real targets', _slip_evaluate_5),
-        ('only the last batch counted', 'add every batch to the running totals (total += ...), do not overwrite', _slip_evaluate_6),
-        ('perplexity returned', "return the mean loss in nats itself; perplexity is notebook 08's business", _slip_evaluate_7),
-        ('return inside the loop (first batch only)', 'return after the loop, once every batch has been added to the totals', _slip_evaluate_8),
-        ('summed loss divided by the number of batches', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_9),
-        ('floor division', 'true division for the mean over the real targets (// rounds down)', _slip_evaluate_10),
-        ('batches weighted by their rows (len(targets))', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_11),
+        ('ignore_index=0 and the targets that are not 0 counted', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): weight by loss_mask rather than ignore_index', _slip_evaluate_2),
+        ('ignore_index=0 instead of loss_mask', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): weight by loss_mask rather than ignore_index', _slip_evaluate_3),
+        ('no torch.no_grad()', 'wrap the loop in `with torch.no_grad():`; evaluation needs no graph', _slip_evaluate_4),
+        ('no model.eval()', 'a value that changes from call to call means dropout is on: call model.eval() before scoring', _slip_evaluate_5),
+        ('always switches to training mode at the end', 'remember model.training first and restore it at the end: model.train(was_training)', _slip_evaluate_6),
+        ('sum not divided by the token count', 'divide the summed loss by the number of real targets', _slip_evaluate_7),
+        ('only the last batch counted', 'add every batch to the running totals (total += ...), do not overwrite', _slip_evaluate_8),
+        ('perplexity returned', "return the mean loss in nats itself; perplexity is notebook 08's business", _slip_evaluate_9),
+        ('return inside the loop (first batch only)', 'return after the loop, once every batch has been added to the totals', _slip_evaluate_10),
+        ('summed loss divided by the number of batches', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_11),
+        ('floor division', 'true division for the mean over the real targets (// rounds down)', _slip_evaluate_12),
+        ('batches weighted by their rows (len(targets))', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_13),
     ],
     'ablate_head': [
         ('sign flipped: clean minus ablated', "the change is ablated minus clean: a head that helped lowers the target's log-probability when it is removed, so its change is negative", _slip_ablate_head_0),

@@ -184,8 +184,9 @@ def perplexity(model, batches):
                              f"{tuple(loss_mask.shape)}")
         with torch.no_grad():
             logits = model(inputs)  # (B, L, V)
+        safe = torch.where(loss_mask.bool(), targets, 0)  # (B, L): padded ids need not exist
         nll = torch.nn.functional.cross_entropy(
-            logits.flatten(0, 1), targets.flatten(), reduction="none")  # (B * L,)
+            logits.flatten(0, 1), safe.flatten(), reduction="none")  # (B * L,)
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return math.exp(total_nll / total_tokens)
@@ -376,8 +377,28 @@ def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
-# next_token_probs: temperature applied to the probabilities
+# next_token_probs: top-p keeps a token once p is reached exactly (before > top_p)
 def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    require_sampling(temperature, top_k, top_p)
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before > top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: temperature applied to the probabilities
+def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -398,7 +419,7 @@ def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature applied to the probabilities, softmax again
-def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -412,7 +433,7 @@ def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: softmax before top-k, zeros not renormalised
-def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -431,7 +452,7 @@ def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: removed logits filled with 0 instead of -inf
-def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -451,7 +472,7 @@ def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p without renormalising
-def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -470,7 +491,7 @@ def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: cumulative sum in vocabulary order
-def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -488,7 +509,7 @@ def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: returned in sorted order
-def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -507,7 +528,7 @@ def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p set chosen before the temperature
-def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -526,7 +547,7 @@ def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(z / temperature, dim=-1)
 
 # next_token_probs: temperature 0 divides by zero
-def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -544,7 +565,7 @@ def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k keeps the k smallest
-def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -557,7 +578,7 @@ def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(z, dim=-1)
 
 # next_token_probs: logits multiplied by the temperature
-def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -566,7 +587,7 @@ def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(logits * temperature, dim=-1)
 
 # next_token_probs: top-p applied before top-k
-def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -585,7 +606,7 @@ def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(z, dim=-1)
 
 # next_token_probs: top-k keeps k + 1 (sorted values indexed at k)
-def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -605,7 +626,7 @@ def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k threshold from torch.kthvalue (the k-th SMALLEST)
-def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -625,7 +646,7 @@ def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top_k larger than the vocabulary crashes torch.topk
-def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -645,7 +666,7 @@ def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p sorted ascending
-def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -665,7 +686,7 @@ def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p along dim=1 (right for (B, V) only)
-def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -692,7 +713,7 @@ def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: logits divided by the temperature in place (logits /= T)
-def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -713,7 +734,7 @@ def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k mask written in place (masked_fill_) on the logits
-def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -733,7 +754,7 @@ def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: k-th value without keepdim (right for one row only)
-def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -753,7 +774,7 @@ def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: softmax over dim=0 (right for one row only)
-def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -773,7 +794,7 @@ def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top_k = 0 taken as a filter (if top_k is not None)
-def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -793,7 +814,7 @@ def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature 0 returns the argmax id, not a one-hot row
-def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_24(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -1129,8 +1150,30 @@ def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
             break
     return ids
 
-# generate: finished rows padded with eos_id
+# generate: pad_id also finishes a row
 def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[:, -1]
+        new = sample_next(logits, temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id) | (new == pad_id)
+        if bool(finished.all()):
+            break
+    return ids
+
+# generate: finished rows padded with eos_id
+def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1152,7 +1195,7 @@ def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: padding hard-coded as 0 (pad_id ignored)
-def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1174,7 +1217,7 @@ def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: no early stop: all max_new_tokens columns every time
-def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_19(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1194,7 +1237,7 @@ def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: batch size hard-coded to 2
-def _slip_generate_19(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_20(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1216,7 +1259,7 @@ def _slip_generate_19(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: logits of the last ROW of the batch (model(ids)[-1])
-def _slip_generate_20(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_21(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1299,7 +1342,8 @@ def _slip_perplexity_4(model, batches):
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
         with torch.no_grad():
             logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        safe = torch.where(loss_mask.bool(), targets, 0)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return total_nll / total_tokens
@@ -1313,7 +1357,8 @@ def _slip_perplexity_5(model, batches):
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
         with torch.no_grad():
             logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        safe = torch.where(loss_mask.bool(), targets, 0)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return 2 ** (total_nll / total_tokens)
@@ -1353,7 +1398,8 @@ def _slip_perplexity_8(model, batches):
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
         with torch.no_grad():
             logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        safe = torch.where(loss_mask.bool(), targets, 0)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return math.exp(total_nll)
@@ -1378,7 +1424,8 @@ def _slip_perplexity_10(model, batches):
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
         with torch.no_grad():
             logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction='none')
+        safe = torch.where(loss_mask.bool(), targets, 0)
+        nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), safe, reduction='none')
         mask = loss_mask.to(nll.dtype)
         per_row = (nll * mask).sum(1) / mask.sum(1)
         total_nll += float(per_row.sum())
@@ -1394,7 +1441,8 @@ def _slip_perplexity_11(model, batches):
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
         with torch.no_grad():
             logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        safe = torch.where(loss_mask.bool(), targets, 0)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += len(targets)
     return math.exp(total_nll / total_tokens)
@@ -1408,13 +1456,38 @@ def _slip_perplexity_12(model, batches):
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
         with torch.no_grad():
             logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        safe = torch.where(loss_mask.bool(), targets, 0)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return math.exp(total_nll) / total_tokens
 
-# perplexity: floor division of the summed loss
+# perplexity: ignore_index=0 and the targets that are not 0 counted
 def _slip_perplexity_13(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        total_nll += float(torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='sum', ignore_index=0))
+        total_tokens += int((targets != 0).sum())
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: ignore_index=0 instead of loss_mask
+def _slip_perplexity_14(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        total_nll += float(torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='sum', ignore_index=0))
+        total_tokens += int(loss_mask.sum())
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: floor division of the summed loss
+def _slip_perplexity_15(model, batches):
     total_nll, total_tokens = (0.0, 0)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1422,7 +1495,8 @@ def _slip_perplexity_13(model, batches):
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
         with torch.no_grad():
             logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        safe = torch.where(loss_mask.bool(), targets, 0)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return math.exp(total_nll // total_tokens)
@@ -1446,29 +1520,30 @@ SLIPS = {
     ],
     'next_token_probs': [
         ('top-p drops the token that crosses p', 'keep the token that crosses p: a token stays when the probability of the likelier tokens before it is still below p', _slip_next_token_probs_0),
-        ('temperature applied to the probabilities', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_1),
-        ('temperature applied to the probabilities, softmax again', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_2),
-        ('softmax before top-k, zeros not renormalised', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_3),
-        ('removed logits filled with 0 instead of -inf', "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0", _slip_next_token_probs_4),
-        ('top-p without renormalising', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_5),
-        ('cumulative sum in vocabulary order', 'sort the probabilities in decreasing order before the cumulative sum, then put the result back in vocabulary order', _slip_next_token_probs_6),
-        ('returned in sorted order', 'scatter the kept probabilities back to their token ids (the order returned by torch.sort)', _slip_next_token_probs_7),
-        ('top-p set chosen before the temperature', 'apply the temperature first, then the filters', _slip_next_token_probs_8),
-        ('temperature 0 divides by zero', 'temperature 0 means argmax: return a one-hot vector, do not divide by 0', _slip_next_token_probs_9),
-        ('top-k keeps the k smallest', 'keep the k largest logits (torch.topk returns the largest)', _slip_next_token_probs_10),
-        ('logits multiplied by the temperature', 'divide the logits by the temperature', _slip_next_token_probs_11),
-        ('top-p applied before top-k', 'apply top-k first, renormalise, then choose the top-p set from those renormalised probabilities', _slip_next_token_probs_12),
-        ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', _slip_next_token_probs_13),
-        ('top-k threshold from torch.kthvalue (the k-th SMALLEST)', 'torch.kthvalue counts from the smallest: the k-th largest of V logits is torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)', _slip_next_token_probs_14),
-        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_15),
-        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_16),
-        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_17),
-        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_18),
-        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_19),
-        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_20),
-        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_21),
-        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_22),
-        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_23),
+        ('top-p keeps a token once p is reached exactly (before > top_p)', 'keep the SMALLEST set that reaches p: a token whose likelier tokens already sum to exactly p is dropped (drop it when before >= top_p)', _slip_next_token_probs_1),
+        ('temperature applied to the probabilities', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_2),
+        ('temperature applied to the probabilities, softmax again', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_3),
+        ('softmax before top-k, zeros not renormalised', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_4),
+        ('removed logits filled with 0 instead of -inf', "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0", _slip_next_token_probs_5),
+        ('top-p without renormalising', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_6),
+        ('cumulative sum in vocabulary order', 'sort the probabilities in decreasing order before the cumulative sum, then put the result back in vocabulary order', _slip_next_token_probs_7),
+        ('returned in sorted order', 'scatter the kept probabilities back to their token ids (the order returned by torch.sort)', _slip_next_token_probs_8),
+        ('top-p set chosen before the temperature', 'apply the temperature first, then the filters', _slip_next_token_probs_9),
+        ('temperature 0 divides by zero', 'temperature 0 means argmax: return a one-hot vector, do not divide by 0', _slip_next_token_probs_10),
+        ('top-k keeps the k smallest', 'keep the k largest logits (torch.topk returns the largest)', _slip_next_token_probs_11),
+        ('logits multiplied by the temperature', 'divide the logits by the temperature', _slip_next_token_probs_12),
+        ('top-p applied before top-k', 'apply top-k first, renormalise, then choose the top-p set from those renormalised probabilities', _slip_next_token_probs_13),
+        ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', _slip_next_token_probs_14),
+        ('top-k threshold from torch.kthvalue (the k-th SMALLEST)', 'torch.kthvalue counts from the smallest: the k-th largest of V logits is torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)', _slip_next_token_probs_15),
+        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_16),
+        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_17),
+        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_18),
+        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_19),
+        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_20),
+        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_21),
+        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_22),
+        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_23),
+        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_24),
     ],
     'generate': [
         ('EOS does not stop a row', 'once a row emits eos_id it is finished: later positions get pad_id, and the loop ends when every row has finished', _slip_generate_0),
@@ -1487,11 +1562,12 @@ SLIPS = {
         ('probabilities passed to sample_next as logits', 'hand sample_next the raw logits, model(ids)[:, -1], and the temperature as given: sample_next divides by the temperature and takes the softmax itself', _slip_generate_13),
         ('logits divided by the temperature before sample_next divides again', 'hand sample_next the raw logits, model(ids)[:, -1], and the temperature as given: sample_next divides by the temperature and takes the softmax itself', _slip_generate_14),
         ('the generator not passed on to sample_next', 'pass generator (and temperature, top_k, top_p) on to sample_next', _slip_generate_15),
-        ('finished rows padded with eos_id', 'a finished row receives pad_id (the argument), not eos_id', _slip_generate_16),
-        ('padding hard-coded as 0 (pad_id ignored)', 'write pad_id, the argument, into finished rows; 0 only happens to be the default', _slip_generate_17),
-        ('no early stop: all max_new_tokens columns every time', 'stop as soon as every row has finished (if finished.all(): break): the output then has fewer than max_new_tokens new columns', _slip_generate_18),
-        ('batch size hard-coded to 2', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_19),
-        ('logits of the last ROW of the batch (model(ids)[-1])', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_20),
+        ('pad_id also finishes a row', 'only eos_id finishes a row; pad_id is written only after it (the model may emit the pad id as a real token)', _slip_generate_16),
+        ('finished rows padded with eos_id', 'a finished row receives pad_id (the argument), not eos_id', _slip_generate_17),
+        ('padding hard-coded as 0 (pad_id ignored)', 'write pad_id, the argument, into finished rows; 0 only happens to be the default', _slip_generate_18),
+        ('no early stop: all max_new_tokens columns every time', 'stop as soon as every row has finished (if finished.all(): break): the output then has fewer than max_new_tokens new columns', _slip_generate_19),
+        ('batch size hard-coded to 2', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_20),
+        ('logits of the last ROW of the batch (model(ids)[-1])', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_21),
     ],
     'perplexity': [
         ('mean of per-batch perplexities', 'weight every token equally: add the losses of ALL real tokens over all batches, divide by the total token count, then take exp', _slip_perplexity_0),
@@ -1507,6 +1583,8 @@ SLIPS = {
         ('every sequence weighted equally', 'weight every token equally: add the losses of ALL real tokens over all batches, divide by the total token count, then take exp', _slip_perplexity_10),
         ('divided by the number of sequences', 'divide by the number of real target TOKENS, loss_mask.sum(), not by the number of rows', _slip_perplexity_11),
         ('exp before dividing', 'divide the summed loss by the number of real targets before exp', _slip_perplexity_12),
-        ('floor division of the summed loss', 'true division: total_nll / total_tokens (// rounds down)', _slip_perplexity_13),
+        ('ignore_index=0 and the targets that are not 0 counted', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): multiply by loss_mask rather than ignore_index', _slip_perplexity_13),
+        ('ignore_index=0 instead of loss_mask', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): multiply by loss_mask rather than ignore_index', _slip_perplexity_14),
+        ('floor division of the summed loss', 'true division: total_nll / total_tokens (// rounds down)', _slip_perplexity_15),
     ],
 }

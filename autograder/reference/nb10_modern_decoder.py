@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 from attnbook.demos.nb06 import require_last_axis
-from attnbook.demos.nb10 import require_cache, require_gqa_inputs, require_head_counts, require_past
+from attnbook.demos.nb10 import require_cache, require_gqa_inputs, require_head_counts, require_past, require_rope
 from attnbook.lm.model import rope_tables, rotate_pairs
 from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_number, require_same_size
 
@@ -171,6 +171,7 @@ class Qwen3Block(nn.Module):
         require_ndim("h", h, 3, "(B, L, d)")
         require_last_axis("h", h, self.d_model, "d_model")
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)  # (B, L, d)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
@@ -1002,6 +1003,7 @@ class _slip_Qwen3Block_0(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1046,6 +1048,7 @@ class _slip_Qwen3Block_1(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1090,6 +1093,7 @@ class _slip_Qwen3Block_2(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1134,6 +1138,7 @@ class _slip_Qwen3Block_3(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1178,6 +1183,7 @@ class _slip_Qwen3Block_4(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1223,6 +1229,7 @@ class _slip_Qwen3Block_5(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1268,6 +1275,7 @@ class _slip_Qwen3Block_6(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1312,6 +1320,7 @@ class _slip_Qwen3Block_7(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1356,6 +1365,7 @@ class _slip_Qwen3Block_8(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1400,6 +1410,7 @@ class _slip_Qwen3Block_9(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1445,6 +1456,7 @@ class _slip_Qwen3Block_10(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1491,6 +1503,7 @@ class _slip_Qwen3Block_11(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1535,6 +1548,7 @@ class _slip_Qwen3Block_12(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1579,6 +1593,7 @@ class _slip_Qwen3Block_13(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1623,6 +1638,7 @@ class _slip_Qwen3Block_14(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1667,6 +1683,7 @@ class _slip_Qwen3Block_15(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1711,6 +1728,7 @@ class _slip_Qwen3Block_16(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1755,6 +1773,7 @@ class _slip_Qwen3Block_17(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1799,6 +1818,7 @@ class _slip_Qwen3Block_18(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm2(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1843,6 +1863,7 @@ class _slip_Qwen3Block_19(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1887,6 +1908,7 @@ class _slip_Qwen3Block_20(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -1931,6 +1953,7 @@ class _slip_Qwen3Block_21(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, self.n_heads, L, self.d_k)
@@ -1975,6 +1998,7 @@ class _slip_Qwen3Block_22(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = h
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2019,6 +2043,7 @@ class _slip_Qwen3Block_23(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2063,6 +2088,7 @@ class _slip_Qwen3Block_24(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2107,6 +2133,7 @@ class _slip_Qwen3Block_25(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2151,6 +2178,7 @@ class _slip_Qwen3Block_26(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2195,6 +2223,7 @@ class _slip_Qwen3Block_27(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2239,6 +2268,7 @@ class _slip_Qwen3Block_28(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2283,6 +2313,7 @@ class _slip_Qwen3Block_29(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2327,6 +2358,7 @@ class _slip_Qwen3Block_30(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2365,6 +2397,7 @@ class _slip_Qwen3Block_31(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         return self.inner(h, rope, past)
 
 # Qwen3Block: q_norm and k_norm swapped
@@ -2394,6 +2427,7 @@ class _slip_Qwen3Block_32(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2438,6 +2472,7 @@ class _slip_Qwen3Block_33(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2482,6 +2517,7 @@ class _slip_Qwen3Block_34(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2526,6 +2562,7 @@ class _slip_Qwen3Block_35(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2570,6 +2607,7 @@ class _slip_Qwen3Block_36(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2614,6 +2652,7 @@ class _slip_Qwen3Block_37(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -2658,6 +2697,7 @@ class _slip_Qwen3Block_38(nn.Module):
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
         require_past(past, h, self.n_kv_heads, self.d_k)
+        require_rope(rope, h, self.d_k)
         B, L, _ = h.shape
         x = self.norm1(h)
         q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
@@ -3397,8 +3437,22 @@ def _slip_decode_step_7(model, token_ids, cache):
         new_cache.append(kv)
     return (model.head(model.norm(h)), new_cache)
 
-# decode_step: only the last token's logits returned
+# decode_step: T read as len(cache), the number of blocks
 def _slip_decode_step_8(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else len(cache)
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: only the last token's logits returned
+def _slip_decode_step_9(model, token_ids, cache):
     require_ndim('token_ids', token_ids, 2, '(B, L_new)')
     require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
     T = 0 if cache is None else cache[0][0].shape[2]
@@ -3412,7 +3466,7 @@ def _slip_decode_step_8(model, token_ids, cache):
     return (model.head(model.norm(h))[:, -1], new_cache)
 
 # decode_step: cache=None not handled
-def _slip_decode_step_9(model, token_ids, cache):
+def _slip_decode_step_10(model, token_ids, cache):
     require_ndim('token_ids', token_ids, 2, '(B, L_new)')
     require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
     T = cache[0][0].shape[2]
@@ -3426,7 +3480,7 @@ def _slip_decode_step_9(model, token_ids, cache):
     return (model.head(model.norm(h)), new_cache)
 
 # decode_step: the caller's cache list updated in place
-def _slip_decode_step_10(model, token_ids, cache):
+def _slip_decode_step_11(model, token_ids, cache):
     require_ndim('token_ids', token_ids, 2, '(B, L_new)')
     require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
     T = 0 if cache is None else cache[0][0].shape[2]
@@ -3440,7 +3494,7 @@ def _slip_decode_step_10(model, token_ids, cache):
     return (model.head(model.norm(h)), cache)
 
 # decode_step: each block's keys and values stacked into one tensor
-def _slip_decode_step_11(model, token_ids, cache):
+def _slip_decode_step_12(model, token_ids, cache):
     require_ndim('token_ids', token_ids, 2, '(B, L_new)')
     require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
     T = 0 if cache is None else cache[0][0].shape[2]
@@ -3454,7 +3508,7 @@ def _slip_decode_step_11(model, token_ids, cache):
     return (model.head(model.norm(h)), new_cache)
 
 # decode_step: the block's pair not unpacked (no cache collected)
-def _slip_decode_step_12(model, token_ids, cache):
+def _slip_decode_step_13(model, token_ids, cache):
     require_ndim('token_ids', token_ids, 2, '(B, L_new)')
     require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
     T = 0 if cache is None else cache[0][0].shape[2]
@@ -3467,7 +3521,7 @@ def _slip_decode_step_12(model, token_ids, cache):
     return (model.head(model.norm(h)), new_cache)
 
 # decode_step: returns only the logits
-def _slip_decode_step_13(model, token_ids, cache):
+def _slip_decode_step_14(model, token_ids, cache):
     require_ndim('token_ids', token_ids, 2, '(B, L_new)')
     require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
     T = 0 if cache is None else cache[0][0].shape[2]
@@ -3633,11 +3687,12 @@ SLIPS = {
         ('the old cache returned', 'after this step the cache covers 5 + 1 tokens, (B, h_kv, T + L_new, d_k): return the new list of the (k, v) pairs the blocks returned', _slip_decode_step_5),
         ('the final RMSNorm forgotten', 'apply model.norm before the head: model.head(model.norm(h))', _slip_decode_step_6),
         ('T read from the head axis', 'the cached tokens are on the third axis: T = cache[0][0].shape[2]', _slip_decode_step_7),
-        ("only the last token's logits returned", 'return the logits of every new token, (B, L_new, V), not only the last one', _slip_decode_step_8),
-        ('cache=None not handled', 'cache is None before the prefill: take T = 0 then, and give the blocks past=None', _slip_decode_step_9),
-        ("the caller's cache list updated in place", "build a new list for the cache (new_cache.append(kv)) and return it: the caller's cache must stay as it was (a second sample or a beam search starts from it again)", _slip_decode_step_10),
-        ("each block's keys and values stacked into one tensor", 'collect what every block returns: h, kv = block(...); new_cache.append(kv)', _slip_decode_step_11),
-        ("the block's pair not unpacked (no cache collected)", 'a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys and values for the new cache', _slip_decode_step_12),
-        ('returns only the logits', 'return the logits (the final norm, then the head) and the new cache, as a pair', _slip_decode_step_13),
+        ('T read as len(cache), the number of blocks', 'len(cache) counts the blocks; the cached tokens are on the third axis of each key tensor: T = cache[0][0].shape[2]', _slip_decode_step_8),
+        ("only the last token's logits returned", 'return the logits of every new token, (B, L_new, V), not only the last one', _slip_decode_step_9),
+        ('cache=None not handled', 'cache is None before the prefill: take T = 0 then, and give the blocks past=None', _slip_decode_step_10),
+        ("the caller's cache list updated in place", "build a new list for the cache (new_cache.append(kv)) and return it: the caller's cache must stay as it was (a second sample or a beam search starts from it again)", _slip_decode_step_11),
+        ("each block's keys and values stacked into one tensor", 'collect what every block returns: h, kv = block(...); new_cache.append(kv)', _slip_decode_step_12),
+        ("the block's pair not unpacked (no cache collected)", 'a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys and values for the new cache', _slip_decode_step_13),
+        ('returns only the logits', 'return the logits (the final norm, then the head) and the new cache, as a pair', _slip_decode_step_14),
     ],
 }

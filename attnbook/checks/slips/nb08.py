@@ -15,9 +15,9 @@ from math import inf, nan  # noqa: F401 (outputs that hold them)
 SLIPS = {
     'sequence_log_prob': {
         'seed 0': [
-            ("log-probability read at the target's own position", 'the logits at position t predict token t + 1: continuation token l is scored by the row of the token just BEFORE it (the last prompt token for the first one)', -8.024177551269531),
-            ("the prompt's own tokens scored too", 'score only the continuation tokens; the prompt is given, not predicted', -21.167213439941406),
-            ('rows read from 0: right only for a one-token prompt', 'the prompt has L_p = 3 tokens: continuation token l is scored by the log_softmax row at position L_p - 1 + l of the whole sequence, and every continuation token is scored (a sum)', -9.826986312866211),
+            ("log-probability read at the target's own position", 'the logits at position t predict token t + 1: continuation token l is scored by the row of the token just BEFORE it (the last prompt token for the first one)', -8.024178504943848),
+            ("the prompt's own tokens scored too", 'score only the continuation tokens; the prompt is given, not predicted', -21.167217254638672),
+            ('rows read from 0: right only for a one-token prompt', 'the prompt has L_p = 3 tokens: continuation token l is scored by the log_softmax row at position L_p - 1 + l of the whole sequence, and every continuation token is scored (a sum)', -9.826987266540527),
         ],
         'fixed p': [
             ('product of probabilities instead of a sum of logs', 'sum the log-probabilities; do not exponentiate', 0.04800000414252281),
@@ -37,6 +37,9 @@ SLIPS = {
             ('cumulative sum in vocabulary order', 'sort the probabilities in decreasing order before the cumulative sum, then put the result back in vocabulary order', [0.23076923076923078, 0.7692307692307692, 0.0, 0.0]),
             ('returned in sorted order', 'scatter the kept probabilities back to their token ids (the order returned by torch.sort)', [0.6666666666666666, 0.3333333333333333, 0.0, 0.0]),
             ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', [0.15000000000000002, 0.5, 0.10000000000000003, 0.25]),
+        ],
+        'exact p': [
+            ('top-p keeps a token once p is reached exactly (before > top_p)', 'keep the SMALLEST set that reaches p: a token whose likelier tokens already sum to exactly p is dropped (drop it when before >= top_p)', [0.5, 0.25, 0.25]),
         ],
         'T=0.5 k=None p=None': [
             ('temperature applied to the probabilities', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', [0.15000000000000002, 0.5, 0.10000000000000003, 0.25]),
@@ -144,7 +147,12 @@ SLIPS = {
                 [1.0, 3.0, 12.0, 1.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0],
             ]),
         ],
-        'pad 12': [
+        'pad 5': [
+            ('pad_id also finishes a row', 'only eos_id finishes a row; pad_id is written only after it (the model may emit the pad id as a real token)', [
+                [1.0, 4.0, 5.0, 5.0, 5.0, 5.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 2.0],
+                [1.0, 9.0, 10.0, 2.0, 5.0, 5.0],
+            ]),
             ('padding hard-coded as 0 (pad_id ignored)', 'write pad_id, the argument, into finished rows; 0 only happens to be the default', [
                 [1.0, 4.0, 5.0, 6.0, 2.0, 0.0],
                 [1.0, 7.0, 8.0, 9.0, 10.0, 2.0],
@@ -170,6 +178,10 @@ SLIPS = {
             ('divided by the number of sequences', 'divide by the number of real target TOKENS, loss_mask.sum(), not by the number of rows', 10.07936846315136),
             ('exp before dividing', 'divide the summed loss by the number of real targets before exp', 204.80000390073207),
             ('floor division of the summed loss', 'true division: total_nll / total_tokens (// rounds down)', 2.718281828459045),
+        ],
+        'pad 3': [
+            ('ignore_index=0 and the targets that are not 0 counted', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): multiply by loss_mask rather than ignore_index', 2.8048879246392473),
+            ('ignore_index=0 instead of loss_mask', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): multiply by loss_mask rather than ignore_index', 3.629897744293436),
         ],
     },
 }
