@@ -21,7 +21,11 @@ graded, each under an id with its own hash, and the collision is reported.
 A file is matched to an assignment by its name (`01_attention_scores.ipynb`, also with an LMS
 suffix such as `-1` or ` (2)`), by its leading number (`01_attn.ipynb`), by the topic words of
 an assignment (`attention_scores.ipynb`, `Transformer Block.ipynb`), or, when its name says
-nothing, by the graded cells it holds; each but the first is noted. When a student has several
+nothing, by the graded cells it holds; each but the first is noted. A file whose name says
+one notebook but whose graded cells are another notebook's of the course (02_positions
+uploaded as `01_attention_scores.ipynb`) is not graded as the named one: the blank notebook
+is, with the reason (which notebook it holds, upload it under its own name) in the status,
+the intake report and the banner of the feedback page. When a student has several
 files for one assignment, the newest readable one wins. Every file of the download ends in
 the report (`Intake.files`): graded, or ignored with the reason.
 """
@@ -212,11 +216,11 @@ def match_name(filename: str, assignments: list[str]) -> NameMatch | None:
     return None
 
 
-def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | None = None) -> str:
-    """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
-    half of them and more than any other's; "" when none or no clear winner."""
+def held_grade_ids(data: bytes) -> set[str] | None:
+    """The grade_ids of the graded cells (nbgrader metadata) a notebook holds, or None when
+    it is too big to parse or no notebook JSON."""
     if json_too_big(data):
-        return ""
+        return None
     try:
         nb = json.loads(data.decode("utf-8", "replace"))
         cells = nb.get("cells") if isinstance(nb, dict) else None
@@ -227,7 +231,18 @@ def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | 
             if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
                 held.add(meta["grade_id"])
     except (ValueError, RecursionError):
-        return ""
+        return None
+    return held
+
+
+def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | None = None) -> str:
+    """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
+    half of them and more than any other's; "" when none or no clear winner."""
+    held = held_grade_ids(data)
+    return _best_by_cells(held, grade_ids, among) if held is not None else ""
+
+
+def _best_by_cells(held: set[str], grade_ids: dict[str, set[str]], among=None) -> str:
     scores = sorted(
         (
             (len(held & ids) / len(ids), a)
@@ -239,6 +254,19 @@ def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | 
     if not scores or scores[0][0] < 0.5 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
         return ""
     return scores[0][1]
+
+
+def other_notebook(data: bytes, assignment: str, grade_ids: dict[str, set[str]]) -> str:
+    """The course notebook that a file taken as `assignment` holds instead (a student who
+    uploaded 02_positions under 01's name), or "": its graded cells are at least half of
+    another notebook's, clearly more than of any other, and under half of `assignment`'s.
+    A notebook whose cells lost their metadata holds none and is never taken for another."""
+    own = grade_ids.get(assignment)
+    held = held_grade_ids(data) if own else None
+    if not held or len(held & own) * 2 >= len(own):  # type: ignore[operator]
+        return ""
+    found = _best_by_cells(held, grade_ids)
+    return found if found != assignment else ""
 
 
 # -- reading the download -------------------------------------------------------------------
@@ -406,8 +434,10 @@ def collect(
 ) -> Intake:
     """Every file of `source` to an upload of a student and assignment, or to a reason.
 
-    `grade_ids` (assignment -> its graded cells' ids) recognises notebooks whose name says
-    nothing; `known` (student id -> identity key, from earlier runs) keeps ids stable and
+    `grade_ids` (assignment -> its graded cells' ids; it may hold more of the course's
+    notebooks than `assignments`) recognises notebooks whose name says nothing, and a file
+    named as one notebook that holds another (graded as the blank notebook, saying so);
+    `known` (student id -> identity key, from earlier runs) keeps ids stable and
     catches a new identity that would take an id already given to someone else. `wrapped`:
     the files may sit in a wrapper folder around the students' (`_wrapper_depth`); False
     where each top folder is one student's own (the exchange, Gradescope), so nothing a
@@ -507,18 +537,27 @@ def _classify(
     data, refused = _read_checked(filename, size, read)
     matched = match_name(filename, assignments)
     if matched is None or not matched.assignment:
-        among = list(matched.among) if matched else None
+        among = list(matched.among) if matched else assignments
         chosen = match_cells(data, grade_ids, among) if data is not None else ""
         if not chosen:
+            elsewhere = match_cells(data, grade_ids) if data is not None and not matched else ""
             record.reason = (
                 matched.note + " (and its cells do not settle it)"
                 if matched
                 else f"matches no assignment of {', '.join(assignments)} (by its name or its cells)"
             )
+            if elsewhere:
+                record.reason += f"; its cells are notebook {elsewhere}'s, not graded in this run"
             return who, None
         how = matched.note + "; " if matched else f"file named {printable(filename)!r}, "
         matched = NameMatch(chosen, f"{how}recognised as {chosen} by its cells", CELLS)
     assignment, note, quality, _ = matched
+    other = other_notebook(data, assignment, grade_ids) if data is not None else ""
+    if other:  # graded as the blank notebook, with this reason on the page and in the status
+        refused = (
+            f"this file holds notebook {other}, not {assignment}: upload it under its own "
+            f"name ({other}.ipynb)"
+        )
     return who, Upload(
         "",
         assignment,
