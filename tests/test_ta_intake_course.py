@@ -158,3 +158,21 @@ def test_a_file_that_holds_another_notebook_says_which_and_gets_the_banner(tmp_p
     submitted = nbformat.read(course.submission_path("2006", NB), 4)
     banner = submitted.cells[0]
     assert banner.get("id") == course_module.WHY_BLANK_ID and why in banner.source
+
+
+def test_an_empty_student_folder_gets_a_row_that_says_so(tmp_path):
+    """class/erin/ with nothing in it: a student graded as the blank notebook whose notes
+    name the empty folder, as a folder with only a text file is."""
+    plain = tmp_path / "class"
+    (plain / "ada").mkdir(parents=True)
+    (plain / "ada" / f"{NB}.ipynb").write_bytes(
+        (ROOT / "notebooks" / NB / f"{NB}.ipynb").read_bytes()
+    )
+    (plain / "erin").mkdir()
+    course = Course(root=ROOT, work=tmp_path / "work")
+    course.ensure_assignment(NB)
+    course.take_in(plain, [NB])
+    assert set(course.collected(NB)) == {"ada", "erin"}
+    erin = course.details("erin", NB)
+    assert "no notebook submitted" in erin["status"] and erin["blank"] == "yes"
+    assert "ignored 'erin/': an empty folder" in erin["notes"]

@@ -4,7 +4,7 @@ Accepted layouts (a zip file or a folder, read without extracting anything to di
 written on Windows with `\\` separators reads the same; one wrapper folder around an LMS
 download, as a re-zipped download has, is looked through):
 
-- Canvas, flat: `<name>_<id>_<subid>_<file>.ipynb` (also `<name>_LATE_<id>_...`);
+- Canvas, flat: `<name>_<id>_<attachment id>_<file>.ipynb` (also `<name>_LATE_<id>_...`);
 - Moodle: `<Full Name>_<id>_assignsubmission_file_/<file>.ipynb`;
 - plain folders: `<student>/<assignment>.ipynb` or `<student>/<assignment>/<file>.ipynb`.
 
@@ -26,8 +26,10 @@ one notebook but whose graded cells are another notebook's of the course (02_pos
 uploaded as `01_attention_scores.ipynb`) is not graded as the named one: the blank notebook
 is, with the reason (which notebook it holds, upload it under its own name) in the status,
 the intake report and the banner of the feedback page. When a student has several
-files for one assignment, the newest readable one wins. Every file of the download ends in
-the report (`Intake.files`): graded, or ignored with the reason.
+files for one assignment, the newest readable one wins (in a Canvas download the later
+upload, by its attachment id: the zip's times are when Canvas zipped it). Every file of the
+download ends in the report (`Intake.files`): graded, or ignored with the reason; so does a
+student's folder with no file of theirs (plain folders, Moodle), whose notebook is blank.
 """
 
 from __future__ import annotations
@@ -387,6 +389,12 @@ class Upload:
     notes: list[str] = field(default_factory=list)
     refused: str = ""  # why the file was not read (too big, unreadable in the zip)
     quality: int = EXACT
+    # Canvas's attachment id, 0 elsewhere: a Canvas download names a file `<name>_<user
+    # id>_<attachment id>_<file>` (lib/content_zipper.rb: `"#{filename}_#{file.id}_..."`,
+    # `file` an Attachment). Canvas numbers attachments as they are uploaded, so of one
+    # student's files the higher id is the later upload, while the zip's times are when
+    # Canvas zipped each file.
+    attachment: int = 0
 
     @property
     def data(self) -> bytes | None:
@@ -448,6 +456,7 @@ def collect(
     files = [p for p, e in zip(split, entries) if p and not e[4] and not _is_junk(p)]
     depth = _wrapper_depth(files, assignments) if wrapped else 0
     folders = _folders_of_ids([p[depth:] if len(p) > depth else p for p in split])
+    named: set[str] = set()  # the students' folders that a file of theirs named
     for (relative, size, stamp, read, refusal), parts in zip(entries, split):
         record = FileRecord(printable(relative, 1000), size)
         intake.files.append(record)
@@ -458,6 +467,7 @@ def collect(
                 record.name = found[0].name
                 identities.setdefault(found[0].key, found[0])
                 owners.append((record, found[0].key))
+                named.add(_top_folder(parts, depth))
             continue
         try:
             found = _classify(
@@ -478,14 +488,28 @@ def collect(
             who = replace(who, key=f"{who.key}:{_short_hash(who.name)}")
         identities.setdefault(who.key, who)
         owners.append((record, who.key))
+        named.add(_top_folder(parts, depth))
         if upload is not None:
             upload.stamp = stamp
             candidates[(who.key, upload.assignment)].append((upload, record))
-    for lms_id, named in sorted(folders.items()):
-        if len(named) > 1:
+    if wrapped:  # a student's folder with no file of theirs is listed too, graded blank
+        for folder in _student_folders(Path(source), files[0][:depth] if files else []):
+            who = _identity([folder, ""])
+            if folder in named or who is None or who[0].key in identities:
+                continue
+            wrapper = "".join(f"{p}/" for p in (files[0][:depth] if files else []))
+            record = FileRecord(printable(f"{wrapper}{folder}/", 1000), 0, name=who[0].name)
+            record.reason = (
+                "an empty folder (no file, or only hidden or system files): no notebook submitted"
+            )
+            intake.files.append(record)
+            identities[who[0].key] = who[0]
+            owners.append((record, who[0].key))
+    for lms_id, names in sorted(folders.items()):
+        if len(names) > 1:
             intake.collisions.append(
-                f"LMS id {lms_id} is in {len(named)} folders or names of the download ("
-                + ", ".join(repr(printable(n)) for n in sorted(named))
+                f"LMS id {lms_id} is in {len(names)} folders or names of the download ("
+                + ", ".join(repr(printable(n)) for n in sorted(names))
                 + "): each is graded on its own, none under the bare id"
             )
     ids = _assign_ids(identities, known or {}, intake)
@@ -494,6 +518,34 @@ def collect(
         record.student = ids[key]
     _choose(intake, candidates, ids)
     return intake
+
+
+def _top_folder(parts: list[str], depth: int) -> str:
+    """The student's folder (NFC) a path under `depth` wrapper folders sits in, or ""."""
+    return unicodedata.normalize("NFC", parts[depth]) if len(parts) > depth + 1 else ""
+
+
+def _student_folders(source: Path, wrapper: list[str]) -> list[str]:
+    """The names (NFC) of the folders under `wrapper` in a zip or a folder: each is a
+    student's in a plain-folder or Moodle download, empty ones too (a zip lists a folder
+    as an entry of its own, a file system as a directory); junk and links left out."""
+    found = set()
+    if source.is_file() and zipfile.is_zipfile(source):
+        with zipfile.ZipFile(source) as archive:
+            for info in archive.infolist():
+                parts = [p for p in _member_name(info).split("/") if p]
+                is_dir = _member_name(info).endswith("/")
+                if parts[: len(wrapper)] == wrapper and len(parts) > len(wrapper) + (not is_dir):
+                    found.add(parts[len(wrapper)])
+    elif source.is_dir():
+        base = source.joinpath(*wrapper)
+        for path in base.iterdir() if base.is_dir() and not base.is_symlink() else ():
+            if path.is_dir() and not path.is_symlink():
+                found.add(
+                    path.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                )
+    folders = {unicodedata.normalize("NFC", f) for f in found}
+    return sorted(f for f in folders if f != ".." and not _is_junk([f]))
 
 
 def _folders_of_ids(paths: list[list[str]]) -> dict[str, set[str]]:
@@ -552,6 +604,7 @@ def _classify(
         how = matched.note + "; " if matched else f"file named {printable(filename)!r}, "
         matched = NameMatch(chosen, f"{how}recognised as {chosen} by its cells", CELLS)
     assignment, note, quality, _ = matched
+    canvas = _CANVAS.match(parts[0]) if who.layout == "canvas" else None
     other = other_notebook(data, assignment, grade_ids) if data is not None else ""
     if other:  # graded as the blank notebook, with this reason on the page and in the status
         refused = (
@@ -566,6 +619,7 @@ def _classify(
         notes=[note] if note else [],
         refused=refused,
         quality=quality,
+        attachment=int(canvas["sub"]) if canvas else 0,
     )
 
 
@@ -618,20 +672,31 @@ def _assign_ids(
 
 
 def _choose(intake: Intake, candidates: dict, ids: dict[str, str]) -> None:
-    """One upload per student and assignment: the newest readable file (then the best name,
-    then the path); every other file is reported as superseded."""
+    """One upload per student and assignment: the newest readable file (the later Canvas
+    upload by its attachment id, else the newer time; then the best name, then the path);
+    every other file is reported as superseded."""
     for (key, assignment), found in sorted(candidates.items()):
         sid = ids[key]
         ranked = sorted(
             found,
-            key=lambda f: (f[0].refused == "", f[0].stamp, f[0].quality, f[1].path),
+            key=lambda f: (
+                f[0].refused == "",
+                f[0].attachment,
+                f[0].stamp,
+                f[0].quality,
+                f[1].path,
+            ),
             reverse=True,
         )
         upload, record = ranked[0]
         upload.student = sid
         for other, other_record in ranked[1:]:
             other_record.assignment = assignment
-            why = other.refused or "an older file, or the same age with a less exact name"
+            why = other.refused or (
+                "an earlier upload: a lower Canvas attachment id"
+                if other.attachment < upload.attachment
+                else "an older file, or the same age with a less exact name"
+            )
             other_record.reason = f"superseded by {record.path!r} ({why})"
             upload.notes.append(
                 f"several files for {assignment}: graded {record.path!r}, "
