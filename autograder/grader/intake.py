@@ -535,6 +535,8 @@ def _student_folders(source: Path, wrapper: list[str]) -> list[str]:
             for info in archive.infolist():
                 parts = [p for p in _member_name(info).split("/") if p]
                 is_dir = _member_name(info).endswith("/")
+                if ".." in parts:  # an unsafe path: its record says so, it names no one
+                    continue
                 if parts[: len(wrapper)] == wrapper and len(parts) > len(wrapper) + (not is_dir):
                     found.add(parts[len(wrapper)])
     elif source.is_dir():
