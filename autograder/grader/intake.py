@@ -263,9 +263,9 @@ def other_notebook(data: bytes, assignment: str, grade_ids: dict[str, set[str]])
     uploaded 02_positions under 01's name), or "": its graded cells are at least half of
     another notebook's, clearly more than of any other, and under half of `assignment`'s.
     A notebook whose cells lost their metadata holds none and is never taken for another."""
-    own = grade_ids.get(assignment)
+    own = grade_ids.get(assignment) or set()
     held = held_grade_ids(data) if own else None
-    if not held or len(held & own) * 2 >= len(own):  # type: ignore[operator]
+    if not held or len(held & own) * 2 >= len(own):
         return ""
     found = _best_by_cells(held, grade_ids)
     return found if found != assignment else ""
