@@ -292,3 +292,59 @@ def test_two_folders_of_one_lms_id_are_a_collision_naming_both(tmp_path):
     text = " | ".join(intake.collisions)
     assert "LMS id 4242" in text and "'Ada Lovelace'" in text and "'Mallory Meyer'" in text
     assert all(f.status == "graded" for f in intake.files)
+
+
+@pytest.mark.parametrize("kind", ["folder", "zip"])
+def test_an_empty_student_folder_is_listed_like_one_without_a_notebook(tmp_path, kind):
+    """Plain folders: erin's is empty, finn's holds only macOS metadata, gus's only a text
+    file: each is a student with no notebook (graded blank), and the report names the
+    folder; a zip lists an empty folder as an entry of its own."""
+    plain = tmp_path / "class"
+    (plain / "ada").mkdir(parents=True)
+    (plain / "ada" / f"{NB}.ipynb").write_text("{}")
+    (plain / "erin").mkdir()
+    (plain / "finn").mkdir()
+    (plain / "finn" / ".DS_Store").write_bytes(b"junk")
+    (plain / "gus").mkdir()
+    (plain / "gus" / "notes.txt").write_text("forgot")
+    source = plain
+    if kind == "zip":
+        source = tmp_path / "class.zip"
+        with zipfile.ZipFile(source, "w") as archive:
+            for path in sorted(plain.rglob("*")):
+                relative = path.relative_to(plain).as_posix()
+                if path.is_dir():
+                    archive.writestr(relative + "/", b"")
+                else:
+                    archive.writestr(relative, path.read_bytes())
+    intake = collect(source, ASSIGNMENTS)
+    assert intake.students() == ["ada", "erin", "finn", "gus"]
+    assert sorted(intake.uploads) == [("ada", NB)]
+    reasons = {f.path: (f.student, f.reason) for f in intake.files}
+    for name in ("erin", "finn"):
+        assert reasons[f"{name}/"] == (
+            name,
+            "an empty folder (no file, or only hidden or system files): no notebook submitted",
+        )
+    assert "gus/" not in reasons and reasons["gus/notes.txt"][0] == "gus"
+    assert intake.report()["summary"]["students"] == 4
+
+
+def test_of_two_canvas_uploads_of_one_age_the_later_attachment_wins(tmp_path):
+    """Canvas names a file `<name>_<user id>_<attachment id>_<file>` and adds `-1` to a
+    re-upload's name; the zip's times are when it zipped them. cleo's later upload (7003,
+    `-1`) wins over the earlier one (7002), whose name is the more exact."""
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for name, data in [
+            (f"cleo_2002_7003_{NB}-1.ipynb", "new"),
+            (f"cleo_2002_7002_{NB}.ipynb", "old"),
+        ]:
+            z.writestr(zipfile.ZipInfo(name, date_time=(2025, 3, 1, 12, 0, 0)), data)
+    intake = collect(archive, ASSIGNMENTS)
+    assert intake.uploads[("2002", NB)].data == b"new"
+    reasons = {f.path: f.reason for f in intake.files}
+    assert reasons[f"cleo_2002_7002_{NB}.ipynb"] == (
+        f"superseded by 'cleo_2002_7003_{NB}-1.ipynb' (an earlier upload: a lower Canvas "
+        "attachment id)"
+    )

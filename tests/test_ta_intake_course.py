@@ -131,3 +131,48 @@ def test_what_the_ta_command_writes_is_not_committed(taken):
         line.split("\t")[1] for line in result.stdout.splitlines() if line.startswith("::")
     ]
     assert not unignored, f"would be committed: {unignored}"
+
+
+# -- a file named as one notebook that holds another (review 5) --------------------------------
+def test_a_file_that_holds_another_notebook_says_which_and_gets_the_banner(tmp_path):
+    """cleo uploaded the released 02_positions under 01's name: its graded cells are 02's.
+    It is graded as the blank 01, and the status, the intake report and the banner cell of
+    the page say which notebook it is and what to do, instead of 16 cells put back."""
+    other = (ROOT / "notebooks" / "02_positions" / "02_positions.ipynb").read_bytes()
+    download = tmp_path / "download.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        archive.writestr(f"cleo_2006_6_{NB}.ipynb", other)
+        archive.writestr("dan_2007_7_Untitled.ipynb", other)  # unnamed: not graded in this run
+    course = Course(root=ROOT, work=tmp_path / "work")
+    course.ensure_assignment(NB)
+    course.take_in(download, [NB])
+    why = f"this file holds notebook 02_positions, not {NB}: upload it under its own name"
+    status = course.status_of("2006", NB)
+    assert status.startswith(why) and "was missing: put back" not in status
+    assert course_module.BLANK in status
+    report = json.loads((course.work / "intake.json").read_text(encoding="utf-8"))
+    reasons = {f["path"]: f["reason"] for f in report["files"]}
+    assert reasons[f"cleo_2006_6_{NB}.ipynb"].startswith(why)
+    dan = reasons["dan_2007_7_Untitled.ipynb"]
+    assert "its cells are notebook 02_positions's, not graded in this run" in dan
+    submitted = nbformat.read(course.submission_path("2006", NB), 4)
+    banner = submitted.cells[0]
+    assert banner.get("id") == course_module.WHY_BLANK_ID and why in banner.source
+
+
+def test_an_empty_student_folder_gets_a_row_that_says_so(tmp_path):
+    """class/erin/ with nothing in it: a student graded as the blank notebook whose notes
+    name the empty folder, as a folder with only a text file is."""
+    plain = tmp_path / "class"
+    (plain / "ada").mkdir(parents=True)
+    (plain / "ada" / f"{NB}.ipynb").write_bytes(
+        (ROOT / "notebooks" / NB / f"{NB}.ipynb").read_bytes()
+    )
+    (plain / "erin").mkdir()
+    course = Course(root=ROOT, work=tmp_path / "work")
+    course.ensure_assignment(NB)
+    course.take_in(plain, [NB])
+    assert set(course.collected(NB)) == {"ada", "erin"}
+    erin = course.details("erin", NB)
+    assert "no notebook submitted" in erin["status"] and erin["blank"] == "yes"
+    assert "ignored 'erin/': an empty folder" in erin["notes"]

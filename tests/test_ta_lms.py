@@ -441,3 +441,50 @@ def test_a_worksheet_without_feedback_comments_gets_grades_and_a_note(course, tm
     written = _read(course.work / "lms" / NB / "moodle_worksheet.csv")
     assert written[1][written[0].index("Grade")] == "78.57"
     assert "note: WORKSHEET has no 'Feedback comments' column" in out and code == 1  # 104
+
+
+# -- a wrong -a or --work, and exports with other columns (review 5) ------------------------
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+@pytest.mark.parametrize("missing_zero", [False, True])
+def test_a_notebook_with_nothing_graded_is_refused_and_nothing_written(
+    course, tmp_path, monkeypatch, capsys, kind, missing_zero
+):
+    """A wrong -a or --work: the gradebook holds no grading of the notebook. Writing the
+    file would blank, or with --missing-zero zero, the whole class in the LMS."""
+    monkeypatch.setattr(lms, "_graded", lambda course, nb: {})
+    args = argparse.Namespace(
+        lms=kind,
+        assignment="02_positions",
+        file=str(_canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)),
+        column=None,
+        missing_zero=missing_zero,
+    )
+    if kind == "canvas":  # the export's column for 02
+        args.column = "02 Positions (2002)"
+    assert lms.lms_command(args, course) == 2
+    err = capsys.readouterr().err
+    assert "-a 02_positions: expected a notebook graded in the work folder" in err
+    assert str(course.work) in err and "found no graded submission of 02_positions" in err
+    assert "nothing written" in err
+    assert not (course.work / "lms").exists()
+
+
+def test_one_canvas_user_in_exports_with_other_columns_is_one_person(course, tmp_path):
+    """A TA without the SIS permission exports no SIS columns: Canvas user 101 is the same
+    person in both exports (keyed by the Canvas id, which every export has), no clash."""
+    lms.fill_canvas(course, NB, _canvas(tmp_path), None, missing_zero=False)
+    header = ["Student", "ID", "Section", "02 Positions (2002)"]
+    rows = [["    Points Possible", "", "", "10"], ["Smith, Ann", "101", "A", ""]]
+    bare = _write(tmp_path / "bare.csv", header, rows + [["Bo", "102", "A", ""]])
+    done = lms.fill_canvas(course, "02_positions", bare, None, missing_zero=False)
+    assert done.clashes == []
+    people = {r[0]: r for r in _read(course.work / "lms" / "people.csv")}
+    assert people["canvas:101"][1:] == ["Smith, Ann", "101", "101"]  # one row, both notebooks
+
+
+def test_a_canvas_id_that_is_a_moodle_participant_elsewhere_is_still_a_clash(course, tmp_path):
+    """Records with no field in common (a Canvas user, a Moodle participant) under one id
+    are two people: the clash stays."""
+    lms.fill_canvas(course, NB, _canvas(tmp_path), None, missing_zero=False)
+    done = lms.fill_moodle(course, "04_masks", _worksheet(tmp_path), missing_zero=False)
+    assert any(c.startswith("student id 101 is email:101@x.edu in 04_masks") for c in done.clashes)

@@ -305,9 +305,8 @@ class Course:
         """`source` read as a download (`grader.intake.collect`); `owned`: each top folder is
         one student's own, as the exchange and Gradescope hand them in (see `grade_class`)."""
         known = {sid: who["key"] for sid, who in self.known_students().items()}
-        return collect(
-            Path(source), assignments, self.grade_ids(assignments), known, wrapped=not owned
-        )
+        every = sorted({*assignments, *self.assignments()})  # another notebook is named
+        return collect(Path(source), assignments, self.grade_ids(every), known, wrapped=not owned)
 
     def take_in(self, source: Path, assignments: list[str], intake: Intake | None = None) -> Intake:
         """Write each student's normalised notebooks into submitted/, the students' names

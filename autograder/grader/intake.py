@@ -4,7 +4,7 @@ Accepted layouts (a zip file or a folder, read without extracting anything to di
 written on Windows with `\\` separators reads the same; one wrapper folder around an LMS
 download, as a re-zipped download has, is looked through):
 
-- Canvas, flat: `<name>_<id>_<subid>_<file>.ipynb` (also `<name>_LATE_<id>_...`);
+- Canvas, flat: `<name>_<id>_<attachment id>_<file>.ipynb` (also `<name>_LATE_<id>_...`);
 - Moodle: `<Full Name>_<id>_assignsubmission_file_/<file>.ipynb`;
 - plain folders: `<student>/<assignment>.ipynb` or `<student>/<assignment>/<file>.ipynb`.
 
@@ -21,9 +21,15 @@ graded, each under an id with its own hash, and the collision is reported.
 A file is matched to an assignment by its name (`01_attention_scores.ipynb`, also with an LMS
 suffix such as `-1` or ` (2)`), by its leading number (`01_attn.ipynb`), by the topic words of
 an assignment (`attention_scores.ipynb`, `Transformer Block.ipynb`), or, when its name says
-nothing, by the graded cells it holds; each but the first is noted. When a student has several
-files for one assignment, the newest readable one wins. Every file of the download ends in
-the report (`Intake.files`): graded, or ignored with the reason.
+nothing, by the graded cells it holds; each but the first is noted. A file whose name says
+one notebook but whose graded cells are another notebook's of the course (02_positions
+uploaded as `01_attention_scores.ipynb`) is not graded as the named one: the blank notebook
+is, with the reason (which notebook it holds, upload it under its own name) in the status,
+the intake report and the banner of the feedback page. When a student has several
+files for one assignment, the newest readable one wins (in a Canvas download the later
+upload, by its attachment id: the zip's times are when Canvas zipped it). Every file of the
+download ends in the report (`Intake.files`): graded, or ignored with the reason; so does a
+student's folder with no file of theirs (plain folders, Moodle), whose notebook is blank.
 """
 
 from __future__ import annotations
@@ -212,11 +218,11 @@ def match_name(filename: str, assignments: list[str]) -> NameMatch | None:
     return None
 
 
-def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | None = None) -> str:
-    """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
-    half of them and more than any other's; "" when none or no clear winner."""
+def held_grade_ids(data: bytes) -> set[str] | None:
+    """The grade_ids of the graded cells (nbgrader metadata) a notebook holds, or None when
+    it is too big to parse or no notebook JSON."""
     if json_too_big(data):
-        return ""
+        return None
     try:
         nb = json.loads(data.decode("utf-8", "replace"))
         cells = nb.get("cells") if isinstance(nb, dict) else None
@@ -227,7 +233,18 @@ def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | 
             if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
                 held.add(meta["grade_id"])
     except (ValueError, RecursionError):
-        return ""
+        return None
+    return held
+
+
+def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | None = None) -> str:
+    """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
+    half of them and more than any other's; "" when none or no clear winner."""
+    held = held_grade_ids(data)
+    return _best_by_cells(held, grade_ids, among) if held is not None else ""
+
+
+def _best_by_cells(held: set[str], grade_ids: dict[str, set[str]], among=None) -> str:
     scores = sorted(
         (
             (len(held & ids) / len(ids), a)
@@ -239,6 +256,19 @@ def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | 
     if not scores or scores[0][0] < 0.5 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
         return ""
     return scores[0][1]
+
+
+def other_notebook(data: bytes, assignment: str, grade_ids: dict[str, set[str]]) -> str:
+    """The course notebook that a file taken as `assignment` holds instead (a student who
+    uploaded 02_positions under 01's name), or "": its graded cells are at least half of
+    another notebook's, clearly more than of any other, and under half of `assignment`'s.
+    A notebook whose cells lost their metadata holds none and is never taken for another."""
+    own = grade_ids.get(assignment) or set()
+    held = held_grade_ids(data) if own else None
+    if not held or len(held & own) * 2 >= len(own):
+        return ""
+    found = _best_by_cells(held, grade_ids)
+    return found if found != assignment else ""
 
 
 # -- reading the download -------------------------------------------------------------------
@@ -359,6 +389,12 @@ class Upload:
     notes: list[str] = field(default_factory=list)
     refused: str = ""  # why the file was not read (too big, unreadable in the zip)
     quality: int = EXACT
+    # Canvas's attachment id, 0 elsewhere: a Canvas download names a file `<name>_<user
+    # id>_<attachment id>_<file>` (lib/content_zipper.rb: `"#{filename}_#{file.id}_..."`,
+    # `file` an Attachment). Canvas numbers attachments as they are uploaded, so of one
+    # student's files the higher id is the later upload, while the zip's times are when
+    # Canvas zipped each file.
+    attachment: int = 0
 
     @property
     def data(self) -> bytes | None:
@@ -406,8 +442,10 @@ def collect(
 ) -> Intake:
     """Every file of `source` to an upload of a student and assignment, or to a reason.
 
-    `grade_ids` (assignment -> its graded cells' ids) recognises notebooks whose name says
-    nothing; `known` (student id -> identity key, from earlier runs) keeps ids stable and
+    `grade_ids` (assignment -> its graded cells' ids; it may hold more of the course's
+    notebooks than `assignments`) recognises notebooks whose name says nothing, and a file
+    named as one notebook that holds another (graded as the blank notebook, saying so);
+    `known` (student id -> identity key, from earlier runs) keeps ids stable and
     catches a new identity that would take an id already given to someone else. `wrapped`:
     the files may sit in a wrapper folder around the students' (`_wrapper_depth`); False
     where each top folder is one student's own (the exchange, Gradescope), so nothing a
@@ -418,6 +456,7 @@ def collect(
     files = [p for p, e in zip(split, entries) if p and not e[4] and not _is_junk(p)]
     depth = _wrapper_depth(files, assignments) if wrapped else 0
     folders = _folders_of_ids([p[depth:] if len(p) > depth else p for p in split])
+    named: set[str] = set()  # the students' folders that a file of theirs named
     for (relative, size, stamp, read, refusal), parts in zip(entries, split):
         record = FileRecord(printable(relative, 1000), size)
         intake.files.append(record)
@@ -428,6 +467,7 @@ def collect(
                 record.name = found[0].name
                 identities.setdefault(found[0].key, found[0])
                 owners.append((record, found[0].key))
+                named.add(_top_folder(parts, depth))
             continue
         try:
             found = _classify(
@@ -448,14 +488,28 @@ def collect(
             who = replace(who, key=f"{who.key}:{_short_hash(who.name)}")
         identities.setdefault(who.key, who)
         owners.append((record, who.key))
+        named.add(_top_folder(parts, depth))
         if upload is not None:
             upload.stamp = stamp
             candidates[(who.key, upload.assignment)].append((upload, record))
-    for lms_id, named in sorted(folders.items()):
-        if len(named) > 1:
+    if wrapped:  # a student's folder with no file of theirs is listed too, graded blank
+        for folder in _student_folders(Path(source), files[0][:depth] if files else []):
+            who = _identity([folder, ""])
+            if folder in named or who is None or who[0].key in identities:
+                continue
+            wrapper = "".join(f"{p}/" for p in (files[0][:depth] if files else []))
+            record = FileRecord(printable(f"{wrapper}{folder}/", 1000), 0, name=who[0].name)
+            record.reason = (
+                "an empty folder (no file, or only hidden or system files): no notebook submitted"
+            )
+            intake.files.append(record)
+            identities[who[0].key] = who[0]
+            owners.append((record, who[0].key))
+    for lms_id, names in sorted(folders.items()):
+        if len(names) > 1:
             intake.collisions.append(
-                f"LMS id {lms_id} is in {len(named)} folders or names of the download ("
-                + ", ".join(repr(printable(n)) for n in sorted(named))
+                f"LMS id {lms_id} is in {len(names)} folders or names of the download ("
+                + ", ".join(repr(printable(n)) for n in sorted(names))
                 + "): each is graded on its own, none under the bare id"
             )
     ids = _assign_ids(identities, known or {}, intake)
@@ -464,6 +518,36 @@ def collect(
         record.student = ids[key]
     _choose(intake, candidates, ids)
     return intake
+
+
+def _top_folder(parts: list[str], depth: int) -> str:
+    """The student's folder (NFC) a path under `depth` wrapper folders sits in, or ""."""
+    return unicodedata.normalize("NFC", parts[depth]) if len(parts) > depth + 1 else ""
+
+
+def _student_folders(source: Path, wrapper: list[str]) -> list[str]:
+    """The names (NFC) of the folders under `wrapper` in a zip or a folder: each is a
+    student's in a plain-folder or Moodle download, empty ones too (a zip lists a folder
+    as an entry of its own, a file system as a directory); junk and links left out."""
+    found = set()
+    if source.is_file() and zipfile.is_zipfile(source):
+        with zipfile.ZipFile(source) as archive:
+            for info in archive.infolist():
+                parts = [p for p in _member_name(info).split("/") if p]
+                is_dir = _member_name(info).endswith("/")
+                if ".." in parts:  # an unsafe path: its record says so, it names no one
+                    continue
+                if parts[: len(wrapper)] == wrapper and len(parts) > len(wrapper) + (not is_dir):
+                    found.add(parts[len(wrapper)])
+    elif source.is_dir():
+        base = source.joinpath(*wrapper)
+        for path in base.iterdir() if base.is_dir() and not base.is_symlink() else ():
+            if path.is_dir() and not path.is_symlink():
+                found.add(
+                    path.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                )
+    folders = {unicodedata.normalize("NFC", f) for f in found}
+    return sorted(f for f in folders if f != ".." and not _is_junk([f]))
 
 
 def _folders_of_ids(paths: list[list[str]]) -> dict[str, set[str]]:
@@ -507,18 +591,28 @@ def _classify(
     data, refused = _read_checked(filename, size, read)
     matched = match_name(filename, assignments)
     if matched is None or not matched.assignment:
-        among = list(matched.among) if matched else None
+        among = list(matched.among) if matched else assignments
         chosen = match_cells(data, grade_ids, among) if data is not None else ""
         if not chosen:
+            elsewhere = match_cells(data, grade_ids) if data is not None and not matched else ""
             record.reason = (
                 matched.note + " (and its cells do not settle it)"
                 if matched
                 else f"matches no assignment of {', '.join(assignments)} (by its name or its cells)"
             )
+            if elsewhere:
+                record.reason += f"; its cells are notebook {elsewhere}'s, not graded in this run"
             return who, None
         how = matched.note + "; " if matched else f"file named {printable(filename)!r}, "
         matched = NameMatch(chosen, f"{how}recognised as {chosen} by its cells", CELLS)
     assignment, note, quality, _ = matched
+    canvas = _CANVAS.match(parts[0]) if who.layout == "canvas" else None
+    other = other_notebook(data, assignment, grade_ids) if data is not None else ""
+    if other:  # graded as the blank notebook, with this reason on the page and in the status
+        refused = (
+            f"this file holds notebook {other}, not {assignment}: upload it under its own "
+            f"name ({other}.ipynb)"
+        )
     return who, Upload(
         "",
         assignment,
@@ -527,6 +621,7 @@ def _classify(
         notes=[note] if note else [],
         refused=refused,
         quality=quality,
+        attachment=int(canvas["sub"]) if canvas else 0,
     )
 
 
@@ -579,20 +674,31 @@ def _assign_ids(
 
 
 def _choose(intake: Intake, candidates: dict, ids: dict[str, str]) -> None:
-    """One upload per student and assignment: the newest readable file (then the best name,
-    then the path); every other file is reported as superseded."""
+    """One upload per student and assignment: the newest readable file (the later Canvas
+    upload by its attachment id, else the newer time; then the best name, then the path);
+    every other file is reported as superseded."""
     for (key, assignment), found in sorted(candidates.items()):
         sid = ids[key]
         ranked = sorted(
             found,
-            key=lambda f: (f[0].refused == "", f[0].stamp, f[0].quality, f[1].path),
+            key=lambda f: (
+                f[0].refused == "",
+                f[0].attachment,
+                f[0].stamp,
+                f[0].quality,
+                f[1].path,
+            ),
             reverse=True,
         )
         upload, record = ranked[0]
         upload.student = sid
         for other, other_record in ranked[1:]:
             other_record.assignment = assignment
-            why = other.refused or "an older file, or the same age with a less exact name"
+            why = other.refused or (
+                "an earlier upload: a lower Canvas attachment id"
+                if other.attachment < upload.attachment
+                else "an older file, or the same age with a less exact name"
+            )
             other_record.reason = f"superseded by {record.path!r} ({why})"
             upload.notes.append(
                 f"several files for {assignment}: graded {record.path!r}, "

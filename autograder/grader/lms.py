@@ -24,10 +24,15 @@ grader lms canvas|moodle FILE -a NB`), written to WORK/lms/NB/.
   name_participant_assignsubmission_file_` with "_" in the name as a space ("Upload
   multiple feedback files in a zip").
 
-Who is who across notebooks is kept by the LMS's user fields (e-mail, login, SIS id, Canvas
-user id), never by display name alone: WORK/lms/people.csv has one row per person with their
-student id in each notebook, and an id that is one person in one notebook and another in
-the next (a Moodle participant number is per assignment) is reported as a clash.
+Who is who across notebooks is kept by the LMS's user fields (Canvas user id, e-mail, login,
+SIS id: the first that both records of an id have decides, so an export without the SIS
+columns names the same people), never by display name alone: WORK/lms/people.csv has one
+row per person with their student id in each notebook, and an id that is one person in one
+notebook and another in the next (a Moodle participant number is per assignment) is
+reported as a clash.
+
+A notebook that the work folder's gradebook graded no submission of (a wrong -a or --work)
+is refused, and nothing is written: its file would blank or zero the whole class.
 
 Nothing is dropped silently: a student of the LMS file who was not graded stays blank
 (`--missing-zero`: 0) and is counted; a graded student whom the LMS file lacks, or an id that
@@ -49,7 +54,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.course import Course, UsageError, _cell, gradebook_rows
+from grader.course import Course, UsageError, _cell, gradebook_rows, sqlite_file
 from grader.intake import match_name, printable
 from grader.status import FAILED, NOT_STARTED
 
@@ -164,6 +169,22 @@ def _graded(course: Course, assignment: str) -> dict[str, dict]:
     return {r["student_id"]: r for r in gradebook_rows(course) if r["assignment"] == assignment}
 
 
+def graded_or_refuse(course: Course, assignment: str) -> dict[str, dict]:
+    """`_graded`, or a UsageError when the work folder's gradebook graded no submission of
+    `assignment`: a wrong -a or --work would otherwise blank (or, with --missing-zero, zero)
+    the whole class in the LMS."""
+    graded = _graded(course, assignment)
+    if not graded:
+        db = sqlite_file(course.db_url)  # another database's URL may hold a password
+        where = f"gradebook {db}" if db else "its --db-url gradebook"
+        raise UsageError(
+            f"-a {assignment}: expected a notebook graded in the work folder {course.work} "
+            f"({where}), found no graded submission of {assignment} there; check -a and "
+            "--work (or grade the class first); nothing written"
+        )
+    return graded
+
+
 def _download_names(course: Course, assignment: str) -> dict[str, str]:
     """student id -> the path of the file graded for `assignment` in the LMS download."""
     try:
@@ -231,13 +252,24 @@ def _pages_zip(course: Course, assignment: str, path: Path, names: dict[str, str
     return count
 
 
-# who is who across notebooks: the LMS's user fields, never a display name alone
-PERSON_FIELDS = ("email", "login", "sis", "canvas")
+# who is who across notebooks: the LMS's user fields, never a display name alone. Canvas's
+# user id comes first: every Canvas export has it, while its login and SIS columns depend on
+# the permissions of whoever exported (a TA may see no SIS Login ID), so one person must not
+# be keyed by them in one export and by the id in another.
+PERSON_FIELDS = ("canvas", "email", "login", "sis")
 
 
 def _person(fields: dict[str, str]) -> str:
-    """The key that names a person in the LMS: e-mail, login, SIS id or Canvas user id."""
+    """The key that names a person in the LMS: Canvas user id, e-mail, login or SIS id."""
     return next((f"{k}:{fields[k]}" for k in PERSON_FIELDS if fields.get(k)), "")
+
+
+def _same_person(mine: dict[str, str], theirs: dict[str, str]) -> bool:
+    """Whether two records of one student id are one person: the first field both have
+    (in PERSON_FIELDS' order) agrees. Records with no field in common are two people, as
+    an id that is a Canvas user in one notebook and a Moodle participant in another may be."""
+    shared = next((k for k in PERSON_FIELDS if mine.get(k) and theirs.get(k)), None)
+    return shared is not None and mine[shared] == theirs[shared]
 
 
 def remember_people(
@@ -258,7 +290,7 @@ def remember_people(
         me = _person(fields)
         for other, theirs in sorted(known.items()):
             them = _person(theirs.get(uid, {}))
-            if other != assignment and me and them and me != them:
+            if other != assignment and me and them and not _same_person(fields, theirs[uid]):
                 clashes.append(
                     f"student id {uid} is {me} in {assignment} and {them} in {other}: two "
                     "people under one id; grade these notebooks in separate work folders"
@@ -320,7 +352,7 @@ def fill_canvas(
         )
     target = canvas_column(header, assignment, column)
     keep = [i for i, h in enumerate(header) if h in CANVAS_IDENTITY] + [target]
-    graded, done = _graded(course, assignment), Filled()
+    graded, done = graded_or_refuse(course, assignment), Filled()
     points = _points_possible(header, rows, target, "--column" if column else f"-a {assignment}")
     if isinstance(points, str):
         done.warnings.append(points)
@@ -410,7 +442,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
             f"{', '.join(MOODLE_COLUMNS)}; it lacks {', '.join(lacking)}"
         )
     at = {c: header.index(c) for c in MOODLE_COLUMNS}
-    graded, done = _graded(course, assignment), Filled()
+    graded, done = graded_or_refuse(course, assignment), Filled()
     comments = header.index(MOODLE_COMMENTS) if MOODLE_COMMENTS in header else None
     if comments is None:
         done.notes.append(

@@ -46,13 +46,8 @@ def sample_command(args) -> int:
     print(f"sample class: {len(students)} students, LMS zip {download}")
     print(f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in {seconds:.1f} s\n")
     print(table(rows))
-    print("\nexpected:")
-    wrong = 0
-    for row in rows:
-        expected, what = students[row["name"]][1:]  # the LMS id is the student id
-        mark = "ok" if row["score"] == expected else "MISMATCH"
-        wrong += mark != "ok"
-        print(f"  {row['name']:6s} {expected:5g}  {mark:8s} {what}")
+    lines, wrong = expected_lines(rows, students)
+    print("\n" + "\n".join(lines))
     print(f"\nCSV: {course.work / 'grades.csv'}\nfeedback: {course.work / 'feedback'}")
     wrong += not _lms_files(course, build.NOTEBOOK, rows, out)
     from grader.classreport import write_report
@@ -62,6 +57,20 @@ def sample_command(args) -> int:
     for outcome in failed:
         print(f"FAILED {outcome['student']}: {outcome.get('reason', '')}", file=sys.stderr)
     return 1 if wrong or failed else 0
+
+
+def expected_lines(rows: list[dict], students: dict) -> tuple[list[str], int]:
+    """The block that sets each student's score beside the one the sample class expects, and
+    how many differ. Its words are "as expected" and "DIFFERENT", never a status's ("ok"),
+    so a student whose status is `see blank` does not read as ok."""
+    lines, wrong = ["expected score (the grader's score: as expected, or DIFFERENT):"], 0
+    for row in rows:
+        expected, what = students[row["name"]][1:]  # the LMS id is the student id
+        same = row["score"] == expected
+        wrong += not same
+        mark = "as expected" if same else f"DIFFERENT (got {row['score']:g})"
+        lines.append(f"  {row['name']:6s} {expected:5g}  {mark:11s}  {what}")
+    return lines, wrong
 
 
 def _lms_files(course: Course, assignment: str, rows: list[dict], out: Path) -> bool:
