@@ -28,6 +28,15 @@ transformers' logits up to 2.3e-6 from the stored ones (made with AVX2), and eve
 mistake still fails the checks (tests/test_catalogue.py, tests/test_kernel_sets.py). Numbers
 stored as decimal text (`decimals` places) carry half a unit of their last place on top.
 
+An angle is no reduction: an angle `a` (a position times a frequency) that float32 computes
+is off by a few roundings of `a`, and cos and sin carry that error out times the size of the
+values they turn. So `angle` adds `ANGLE_ULPS * eps * angle * magnitude` to `atol`:
+`ANGLE_ULPS = 2` eps per radian is four roundings, twice the worst error measured (0.5 eps
+per radian) over the float32 answers the catalogue accepts (a float32 frequency table, a shift
+matrix with float32 angles, RoPE in float32 at positions up to 1e5). Counting the angle as a
+magnitude of the reduction rule (depth 2) allowed 128 eps per radian, 1.5 at angle 1e5: no
+check at all of outputs of size 1.
+
 Comparisons where both sides run in the same process on the same machine (cached against
 uncached decoding, a packed step against the module path) stay bit for bit; they do not come
 here.
@@ -41,10 +50,20 @@ from typing import TypedDict
 
 import numpy as np
 
-__all__ = ["STAGE_ULPS", "CloseKwargs", "Tolerance", "eps_of", "magnitude_of", "tolerance"]
+__all__ = [
+    "ANGLE_ULPS",
+    "STAGE_ULPS",
+    "CloseKwargs",
+    "Tolerance",
+    "eps_of",
+    "magnitude_of",
+    "tolerance",
+]
 
 #: Machine epsilons allowed per stage (one reduction), see the module's docstring.
 STAGE_ULPS = 32
+#: Machine epsilons allowed per radian of an angle that cos and sin take, see the docstring.
+ANGLE_ULPS = 2
 
 
 class CloseKwargs(TypedDict):
@@ -89,7 +108,9 @@ def eps_of(dtype) -> float:
     return float(np.finfo(np_dtype).eps)
 
 
-def tolerance(dtype, magnitude: float = 1.0, depth: int = 1, decimals: int | None = None):
+def tolerance(
+    dtype, magnitude: float = 1.0, depth: int = 1, decimals: int | None = None, angle: float = 0.0
+):
     """The tolerance for comparing a result computed in `dtype` with the same mathematics
     computed elsewhere (see the module's docstring for the reasoning).
 
@@ -97,6 +118,8 @@ def tolerance(dtype, magnitude: float = 1.0, depth: int = 1, decimals: int | Non
     magnitude: the size of the values the computation handles, e.g. `magnitude_of(expected)`.
     depth: how many reductions (matrix products, norms, softmaxes) run one after another.
     decimals: when the expected numbers were written out as text with this many places.
+    angle: the largest angle (in radians) the computation takes cos and sin of, e.g. the
+        largest position times the fastest frequency.
     """
     if not (isinstance(magnitude, int | float) and math.isfinite(magnitude) and magnitude >= 0):
         raise ValueError(f"tolerance: magnitude must be a finite number >= 0, got {magnitude!r}")
@@ -106,8 +129,10 @@ def tolerance(dtype, magnitude: float = 1.0, depth: int = 1, decimals: int | Non
         isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0
     ):
         raise ValueError(f"tolerance: decimals must be None or an int >= 0, got {decimals!r}")
+    if not (isinstance(angle, int | float) and math.isfinite(angle) and angle >= 0):
+        raise ValueError(f"tolerance: angle must be a finite number >= 0, got {angle!r}")
     rtol = 2 * STAGE_ULPS * depth * eps_of(dtype)
-    atol = rtol * float(magnitude)
+    atol = rtol * float(magnitude) + ANGLE_ULPS * eps_of(dtype) * float(angle) * magnitude
     if decimals is not None:
         atol += 0.5 * 10.0**-decimals
     return Tolerance(rtol=rtol, atol=atol)

@@ -234,6 +234,18 @@ def test_attention_rejects_shapes_that_do_not_broadcast(args, words):
     assert all(word in str(err.value) for word in words), str(err.value)
 
 
+def test_attention_names_a_mask_that_is_no_tensor_and_broadcasts_a_0d_one():
+    q, k, v = torch.randn(3, 4), torch.randn(5, 4), torch.randn(5, 2)
+    with pytest.raises(ValueError) as err:
+        REF.scaled_dot_product_attention(q, k, v, np.ones((3, 5), dtype=bool))
+    words = ("allowed", "torch.Tensor", "numpy.ndarray", "(3, 5)", "torch.as_tensor(allowed)")
+    assert all(word in str(err.value) for word in words), str(err.value)
+    everything = REF.scaled_dot_product_attention(q, k, v, torch.tensor(True))
+    assert torch.equal(everything, REF.scaled_dot_product_attention(q, k, v, None))
+    assert torch.equal(REF.scaled_dot_product_attention(q, k, v, torch.tensor(False)),
+                       torch.zeros(3, 2))  # fmt: skip
+
+
 @pytest.mark.parametrize("n_heads", [0, -2, 1.5, "2", None])
 def test_a_number_of_heads_that_is_no_positive_whole_number_is_a_value_error(n_heads):
     with pytest.raises(ValueError, match="n_heads must be a whole number >= 1.*got n_heads = "):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from attnbook.checks.nb10 import BLOCK_DEPTH, hf_tolerance
-from attnbook.tolerance import STAGE_ULPS, Tolerance, eps_of, magnitude_of, tolerance
+from attnbook.tolerance import ANGLE_ULPS, STAGE_ULPS, Tolerance, eps_of, magnitude_of, tolerance
 
 EPS32 = 2.0**-23
 
@@ -87,3 +87,68 @@ def test_bad_arguments_are_named(kwargs, words):
 def test_eps_of_reads_every_spelling():
     assert eps_of(torch.float32) == eps_of(np.float32) == eps_of("float32") == EPS32
     assert eps_of("bfloat16") == eps_of(torch.bfloat16) == 2.0**-7
+
+
+def test_an_angle_adds_a_few_roundings_of_it_per_unit_of_magnitude():
+    base = tolerance("float32", 2.0, 2)
+    tol = tolerance("float32", 2.0, 2, angle=1e5)
+    assert tol.rtol == base.rtol
+    assert tol.atol == pytest.approx(base.atol + ANGLE_ULPS * EPS32 * 1e5 * 2.0, rel=1e-12)
+    assert tol.atol < 0.06  # the reduction rule alone at magnitude 1e5 allowed 1.5
+    with pytest.raises(ValueError, match=r"angle must be a finite number >= 0, got -1.0"):
+        tolerance("float32", angle=-1.0)
+
+
+def _shift(k: int, d: int, w: np.ndarray, dtype=np.float64) -> np.ndarray:
+    c, s = np.cos(dtype(k) * w), np.sin(dtype(k) * w)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c[i], s[i]], [-s[i], c[i]]]
+    return M
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_large_angle_trials_tell_a_wrong_frequency_from_float32_rounding(seed):
+    """shift_matrix(k ~ 1e5, 8): a slip with the exponent i/d (its angles off by whole radians)
+    is outside the trial's tolerance; float32 frequencies and angles, a right answer, inside."""
+    from attnbook.checks import nb02
+    from attnbook.checks._cases import case_tolerance, trial_rng
+
+    case = nb02._large_shift_trial(trial_rng("shift_matrix", seed), seed)
+    k, d = case.args
+    expected = _shift(k, d, 10000.0 ** (-np.arange(0, d, 2) / d))
+    tol = case_tolerance(case, expected)
+    w32 = 10000.0 ** (-np.arange(0, d, 2, dtype=np.float32) / np.float32(d))
+    assert np.allclose(_shift(k, d, w32, np.float32), expected, **tol.kwargs())
+    slip = _shift(k, d, 10000.0 ** (-np.arange(d // 2) / d))
+    assert not np.allclose(slip, expected, **tol.kwargs())
+
+
+@pytest.mark.parametrize("seed", [0, 3, 6, 9])
+def test_rope_trials_at_large_positions_allow_float32_and_no_slip(seed):
+    """apply_rope at positions up to 1e5 (seeds that are multiples of 3): RoPE computed in
+    float32 is inside the trial's tolerance, the frequencies of the exponent i/d_k are not."""
+    from attnbook.checks import nb03
+    from attnbook.checks._cases import case_tolerance, trial_rng
+
+    case = nb03._rope_trial(trial_rng("apply_rope", seed), seed)
+    X, positions, base = case.args
+    assert positions.max() > 1000
+
+    def rope(X, positions, theta):
+        angles = positions[:, None] * theta
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+
+    d_k = X.shape[-1]
+    expected = rope(X, positions, base ** (-np.arange(0, d_k, 2) / d_k))
+    tol = case_tolerance(case, expected)
+    theta32 = np.float32(base) ** (-np.arange(0, d_k, 2, dtype=np.float32) / np.float32(d_k))
+    in_float32 = rope(X.astype(np.float32), positions.astype(np.float32), theta32)
+    assert np.allclose(in_float32, expected, **tol.kwargs())
+    slip = rope(X, positions, base ** (-np.arange(d_k // 2) / d_k))
+    if d_k > 2:  # with one pair the exponent is 0 either way
+        assert not np.allclose(slip, expected, **tol.kwargs())

@@ -157,9 +157,9 @@ class Case:
     # the output does not grow with the inputs (a normalisation): float32 precision for values
     # as large as the output alone, not as the inputs
     scale_free: bool = False
-    # the size of values the computation handles that no array input shows: the angles l * w_i
-    # of a position table, whose float32 rounding (about eps * l) sin and cos carry out
-    magnitude: float = 0.0
+    # the largest angle the output takes sin and cos of (l * w_0 of a position table): float32
+    # rounds it by about eps * angle, which sin and cos carry out (attnbook.tolerance)
+    angle: float = 0.0
     decimals: int | None = None  # `expect` written out with this many decimal places
     what: str = "values"
     # what the raw output must be before its shape is read (a tensor, not a tuple):
@@ -339,12 +339,12 @@ def token_wise_cases(
 def case_tolerance(case: Case, expected) -> Tolerance:
     """The one tolerance of the case tables: float32 precision (`ACCEPTED_DTYPE`) for values
     as large as the case's array inputs (not sizes such as L or d; none when `scale_free`),
-    expected output and `case.magnitude`, `case.depth` reductions deep."""
+    expected output, `case.depth` reductions deep, and `case.angle`."""
     if case.tolerance is not None:
         return case.tolerance
     arrays = [a for a in case.args if hasattr(a, "shape") and not case.scale_free]
-    size = _magnitude(expected, case.magnitude, *arrays)
-    return tolerance(ACCEPTED_DTYPE, size, case.depth, case.decimals)
+    size = _magnitude(expected, *arrays)
+    return tolerance(ACCEPTED_DTYPE, size, case.depth, case.decimals, case.angle)
 
 
 def _magnitude(*values) -> float:

@@ -191,7 +191,7 @@ def _table_case(L: int, d: int, call: str = "", expect=None, decimals=None) -> C
         crash_hints=(("broadcast", HINT_FREQUENCY_PER_PAIR),),
         decimals=decimals,
         probe=_table_probe,
-        magnitude=float(max(L - 1, 0)),  # the largest angle, (L - 1) * w_0
+        angle=float(max(L - 1, 0)),  # the largest angle, (L - 1) * w_0
     )
 
 
@@ -351,7 +351,7 @@ def _on_table(k: int, d: int, table: np.ndarray) -> Case:
         shape_hint=HINT_SHIFT_HARD_CODED,
         hint=HINT_SHIFT_TAKES.format(k=f"{k:+d}"),
         decimals=10,
-        magnitude=float(abs(k)),  # the largest angle, |k| * w_0
+        angle=float(abs(k)),  # the largest angle, |k| * w_0
         view=(
             f"shift_matrix({k}, {d}) @ p_l for l in {list(rows)}",
             lambda M: np.stack([M @ table[l] for l in rows]),
@@ -380,12 +380,12 @@ SHIFT_CASES = (
 def _shift_trial(rng: np.random.Generator, seed: int) -> Case:
     k, d = int(rng.integers(-50, 51)), 2 * int(rng.integers(1, 13))
     call = f"shift_matrix({k}, {d}) (random, seed {seed})"
-    return Case("trial", call, (k, d), shape=(d, d), magnitude=float(abs(k)))
+    return Case("trial", call, (k, d), shape=(d, d), angle=float(abs(k)))
 
 
 def _large_shift_trial(rng: np.random.Generator, seed: int) -> Case:
     k = 100000 + int(rng.integers(0, 1000))
-    return Case("trial", f"shift_matrix({k}, 8) (a large shift)", (k, 8), magnitude=float(k))
+    return Case("trial", f"shift_matrix({k}, 8) (a large shift)", (k, 8), angle=float(k))
 
 
 def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:

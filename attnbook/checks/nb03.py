@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbook.checks._cases import (
+    ACCEPTED_DTYPE,
     Case,
     Slips,
     case_tolerance,
@@ -22,6 +23,7 @@ from attnbook.checks._cases import (
     sizes,
 )
 from attnbook.checks._core import CheckRun, as_array
+from attnbook.tolerance import magnitude_of, tolerance
 
 __all__ = ["check_apply_rope", "check_rope_frequencies", "check_rotation_2d"]
 
@@ -154,32 +156,13 @@ HINT_ONE_THETA_PER_PAIR = "one theta per PAIR: d_k/2 values, not d_k"
 
 
 FREQUENCY_CASES = (
-    *(
-        Case(
-            f"{d_k}, {base:g}",
-            f"rope_frequencies({d_k}, {base:g})",
-            (d_k, base),
-            expect=np.asarray(expected),
-            shape_hint=HINT_ONE_THETA_PER_PAIR,
-            decimals=10,
-        )
-        for d_k, base, expected in (
-            (8, 10000.0, [1.0, 0.1, 0.01, 0.001]),
-            (6, 10000.0, STORED_THETA_6),
-            (4, 100.0, [1.0, 0.1]),
-            (2, 10000.0, [1.0]),
-        )
-    ),
-    *(
-        Case(
-            f"{d_k}",
-            f"rope_frequencies({d_k}, 10000)",
-            (d_k, 10000.0),
-            raises=ValueError,
-            mentions=(str(d_k),),
-        )
-        for d_k in (5, 0)
-    ),
+    *(Case(f"{d_k}, {base:g}", f"rope_frequencies({d_k}, {base:g})", (d_k, base),
+           expect=np.asarray(expected), shape_hint=HINT_ONE_THETA_PER_PAIR, decimals=10)
+      for d_k, base, expected in ((8, 10000.0, [1.0, 0.1, 0.01, 0.001]),
+                                  (6, 10000.0, STORED_THETA_6), (4, 100.0, [1.0, 0.1]),
+                                  (2, 10000.0, [1.0]))),
+    *(Case(f"{d_k}", f"rope_frequencies({d_k}, 10000)", (d_k, 10000.0), raises=ValueError,
+           mentions=(str(d_k),)) for d_k in (5, 0)),
     Case("base nan", "rope_frequencies(8, nan)", (8, float("nan")), raises=ValueError,
          mentions=("base", "nan")),
     Case("base 0-d", "rope_frequencies(4, np.array(100.0)) (a 0-d array base)",
@@ -226,6 +209,10 @@ def _score_changes(Y) -> np.ndarray:
     return scores[1:] - scores[0]
 
 
+HINT_WORKED = (
+    "pair i (features 2i and 2i+1) of token l turns by positions[l] * theta_i, theta = "
+    "rope_frequencies(d_k, base) in its order (theta_0 = 1 for features 0 and 1)"
+)
 HINT_ROPE_IN_PLACE = "write the rotated pairs into a new array"
 HINT_POSITION_ZERO = "position 0 turns every pair by 0: X comes back as it was"
 HINT_OWN_POSITION = (
@@ -245,15 +232,9 @@ HINT_LEADING_AXES = (
 def _per_slice_probe(run: CheckRun, case: Case, Y, expected, slips) -> None:
     """Leading axes: the same as each (L, d_k) slice rotated alone (the learner's own)."""
     X, positions, base = case.args
-    own = np.stack(
-        [
-            [
-                as_array(run.call(case.call, X[b, h], positions, base, crash_hints=_ROPE_CRASH))
-                for h in range(X.shape[1])
-            ]
-            for b in range(X.shape[0])
-        ]
-    )
+    own = np.stack([[as_array(run.call(case.call, X[b, h], positions, base,
+                                       crash_hints=_ROPE_CRASH)) for h in range(X.shape[1])]
+                    for b in range(X.shape[0])])  # fmt: skip
     run.expect_close(
         f"{case.call}: against each (L, d_k) slice rotated alone",
         Y,
@@ -271,7 +252,7 @@ _q, _k = _rng.standard_normal((1, 8)), _rng.standard_normal((1, 8))
 _X4 = _rng.standard_normal((2, 3, 4, 6))
 ROPE_CASES = (
     Case("worked", "apply_rope(X, [0, 1, 2], 100.0) on the worked (3, 4) example",
-         (WORKED_ROPE_X, np.array([0, 1, 2]), 100.0), expect=STORED_ROPE_Y,
+         (WORKED_ROPE_X, np.array([0, 1, 2]), 100.0), expect=STORED_ROPE_Y, hint=HINT_WORKED,
          shape_hint=HINT_ROPE_SHAPE, crash_hints=_ROPE_CRASH, decimals=10),
     Case("position 0", "apply_rope(X, [0, 0, 0, 0, 0], 10000.0) (every token at position 0)",
          (_X, np.zeros(5, dtype=int), 10000.0), expect=_X, hint=HINT_POSITION_ZERO,
@@ -320,7 +301,11 @@ def _rope_trial(rng, seed):
         f"apply_rope on random X of shape {X.shape}, positions {positions.tolist()}, "
         f"base {base:g} (seed {seed})"
     )
-    return Case("trial", call, (X, positions, base), shape=X.shape, crash_hints=_ROPE_CRASH)
+    # float32 precision for outputs of X's size that turn by angles up to max(positions)
+    tol = tolerance(ACCEPTED_DTYPE, magnitude_of(X), 2, angle=float(positions.max()))
+    return Case(
+        "trial", call, (X, positions, base), shape=X.shape, crash_hints=_ROPE_CRASH, tolerance=tol
+    )
 
 
 def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:

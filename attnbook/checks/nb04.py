@@ -137,17 +137,8 @@ def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
     if reference is not None:
         rng = np.random.default_rng(hidden_seed(150))
         Ls = sorted({int(v) for v in rng.integers(2, 400, size=trials)})
-        cases = [
-            replace(
-                CAUSAL_CASES[0],
-                id="trial",
-                call=f"causal_mask({L})",
-                args=(L,),
-                expect=None,
-                shape_hint=None,
-            )
-            for L in Ls
-        ]
+        cases = [replace(CAUSAL_CASES[0], id="trial", call=f"causal_mask({L})", args=(L,),
+                         expect=None, shape_hint=None) for L in Ls]  # fmt: skip
         run_reference_cases(run, "causal_mask", reference, cases, KNOWN)
     run.done()
 
@@ -166,6 +157,16 @@ HINT_PADDING_SIZES = (
     "(B, L) with B = len(lengths) and L the argument L: not the worked "
     "example's 4. " + HINT_PADDING_BROADCAST
 )
+HINT_BATCH_AXIS = (
+    "keep the batch axis: B = len(lengths) rows even for a single message (padding_mask([3], 5) "
+    "is (1, 5), attention_mask([2], 3, True) is (1, 3, 3)); np.squeeze drops size-1 axes"
+)
+
+
+def _padding_shape_hint(got: tuple, want: tuple) -> str:
+    if len(got) < len(want):
+        return HINT_BATCH_AXIS
+    return HINT_L_COLUMNS if got[:1] == want[:1] else HINT_PADDING_SIZES
 
 
 _PADDING_CRASH = ((SHAPE_ERRORS, HINT_PADDING_BROADCAST),)
@@ -184,6 +185,9 @@ PADDING_CASES = (
          (np.array([2, 1]), 5),
          expect=np.array([[True, True, False, False, False], [True, False, False, False, False]]),
          shape_hint=HINT_L_COLUMNS, probe=_bool_probe, finite=False, what="mask entries"),
+    Case("[3], 5", "padding_mask([3], 5) (a single message)", (np.array([3]), 5),
+         expect=np.array([[True, True, True, False, False]]), shape_hint=_padding_shape_hint,
+         probe=_bool_probe, finite=False, what="mask entries"),
     Case("too long", "padding_mask([5, 2], 4) (a length longer than L)", (np.array([5, 2]), 4),
          raises=ValueError, mentions=("lengths", "4")),
     Case("2-D lengths", "padding_mask([[4, 2]], 4) (lengths must be 1-D)", (np.array([[4, 2]]), 4),
@@ -195,7 +199,7 @@ def _padding_trial(rng, seed):
     B, L = sizes(rng, 1)[0], sizes(rng, 1, high=25)[0]
     lengths = rng.integers(0, L + 1, size=B)
     call = f"padding_mask({lengths.tolist()}, {L}) (seed {seed})"
-    return replace(PADDING_CASES[2], id="trial", call=call, args=(lengths, L), shape=(B, L))
+    return replace(PADDING_CASES[3], id="trial", call=call, args=(lengths, L), shape=(B, L))
 
 
 def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
@@ -228,19 +232,12 @@ HINT_MASK_VALUES = (
 
 def _mask_case(lengths, L: int, causal: bool, expected=None, label: str = "") -> Case:
     shown = list(np.asarray(lengths).tolist())
-    return Case(
-        f"{shown}, {L}, {causal}",
-        f"attention_mask({shown}, {L}, causal={causal}){label}",
-        (lengths, L, causal),
-        expect=None if expected is None else np.array(expected),
-        shape=(len(lengths), L, L),
-        hint=HINT_MASK_VALUES,
-        shape_hint=HINT_MASK_SHAPE,
-        crash_hints=((SHAPE_ERRORS, HINT_PIECE_AXES),),
-        probe=_bool_probe,
-        finite=False,
-        what="mask entries",
-    )
+    return Case(f"{shown}, {L}, {causal}", f"attention_mask({shown}, {L}, causal={causal}){label}",
+                (lengths, L, causal), expect=None if expected is None else np.array(expected),
+                shape=(len(lengths), L, L), hint=HINT_MASK_VALUES,
+                shape_hint=lambda got, want: HINT_BATCH_AXIS if len(got) < 3 else HINT_MASK_SHAPE,
+                crash_hints=((SHAPE_ERRORS, HINT_PIECE_AXES),), probe=_bool_probe, finite=False,
+                what="mask entries")  # fmt: skip
 
 
 T, F = True, False
@@ -262,6 +259,7 @@ MASK_CASES = (
     _mask_case(np.array([3, 0, 1]), 3, True,
                [[[T, F, F], [T, T, F], [T, T, T]], [[F, F, F]] * 3, [[T, F, F]] * 3],
                " (three messages)"),
+    _mask_case(np.array([2]), 3, True, [[[T, F, F], [T, T, F], [T, T, F]]], " (a single message)"),
     Case("too long", "attention_mask([5], 4, True) (a length longer than L)",
          (np.array([5]), 4, True), raises=ValueError, mentions=("lengths",)),
     Case("L = 0", "attention_mask([0], 0, True) (no positions)", (np.array([0]), 0, True),

@@ -298,8 +298,8 @@ SDPA_CASES = (
     replace(_sdpa_case("shared keys", f"{_SDPA} with q (2, 3, 4, 6) and k, v (2, 1, 5, 6), "
                        "(2, 1, 5, 3): one key/value head for the 3 query heads, no mask",
                        _q_heads, _k_shared, _v_shared, None, hint=HINT_KV_SHARED),
-            crash_hints=((("batch2", "shape '[", "must match the size", "broadcast"),
-                          HINT_KV_SHARED), *_CRASH)),
+            crash_hints=((("batch2", "shape '[", "must match the size", "broadcast",
+                           "out of bounds"), HINT_KV_SHARED), *_CRASH)),
     Case("k, v disagree", f"{_SDPA} with k (6, 4) and v (5, 2)", (_q2, _k2, _v2[:5], None),
          raises=ValueError, mentions=("(6, 4)", "(5, 2)")),
     Case("mask too narrow", f"{_SDPA} with allowed (3, 5) for 6 keys",

@@ -162,6 +162,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         return 1 / base ** 2 * i / d_k""",
             hint="put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds "
                  "before * and /"),
+    mistake(FREQUENCIES, "exponent divided by d_k - 1",
+            "return base ** (-np.arange(0, d_k, 2) / (d_k - 1))",
+            hint="divide by the width d_k itself: theta_i = base ** (-2i/d_k), not (d_k - 1)"),
     alternative(FREQUENCIES, "loop with a list",
                 "return [base ** (-2 * i / d_k) for i in range(d_k // 2)]"),
     alternative(FREQUENCIES, "exp and log",
@@ -320,6 +323,21 @@ MISTAKES, ALTERNATIVES = catalogue([
             [edit("= -", "= "), edit("c -", "c +")],
             hint=HINT_SIGN_TYPO_SECOND_COMPONENT,
             like="rotated by -l * theta (the wrong direction)"),
+    mistake(ROPE, "Hugging Face's frequency layout (theta repeated as a block), consecutive pairs",
+            """
+        theta = rope_frequencies(X.shape[-1], base)
+        angles = positions[:, None] * np.concatenate([theta, theta])  # (L, d_k)
+        turned = np.empty_like(X)
+        turned[..., 0::2] = -X[..., 1::2]
+        turned[..., 1::2] = X[..., 0::2]
+        return X * np.cos(angles) + turned * np.sin(angles)""",
+            hint="np.concatenate([theta, theta]) goes with the half-split layout (rotate_half); "
+                 "with consecutive pairs both features 2i and 2i+1 turn by theta_i: "
+                 "np.repeat(theta, 2)"),
+    mistake(ROPE, "frequencies reversed (slowest pair first)",
+            edit("positions[:, None] * theta", "positions[:, None] * theta[::-1]"),
+            hint="pair i (features 2i, 2i+1) turns by positions[l] * theta_i in the order "
+                 "rope_frequencies gives: theta_0 = 1, the fastest, belongs to pair 0"),
     alternative(ROPE, "rotation matrices and einsum", """
         R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))  # (L, p, 2, 2)
         pairs = X.reshape(*X.shape[:-1], -1, 2)  # (..., L, p, 2)

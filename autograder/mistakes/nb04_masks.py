@@ -366,6 +366,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], hint=HINT_LAST_MESSAGE, like="fill a boolean array row by row"),
     mistake(PADDING, "hard-coded 4 columns (the worked example's L)",
             "return np.arange(4)[None, :] < lengths[:, None]", detects=nb04.HINT_PADDING_SIZES),
+    mistake(PADDING, "np.squeeze drops the batch axis of a single message",
+            "return np.squeeze(np.arange(L)[None, :] < lengths[:, None])",
+            detects=nb04.HINT_BATCH_AXIS),
     alternative(PADDING, "loop over messages, list input", """
         rows = []
         for n in list(lengths):
@@ -415,6 +418,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("|", "&"),
     ], hint="positions count from 0: real keys are j < length",
             like="causal and padding combined with OR instead of AND"),
+    mistake(MASK, "np.squeeze drops the batch axis of a single message",
+            edit(".copy()", ".squeeze()"), detects=nb04.HINT_BATCH_AXIS),
     mistake(MASK, "broadcast shape (B, 1, L) returned for the encoder", """
         keys = padding_mask(lengths, L)[:, None, :]
         return keys & causal_mask(L) if causal else keys""", detects=nb04.HINT_MASK_SHAPE),

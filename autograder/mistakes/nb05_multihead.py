@@ -402,6 +402,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MHA, "merged without the transpose", [
         edit("q = split", "B, L, _ = x.shape\nq = split"),
         edit("merge_heads(y)", "y.reshape(B, L, self.d_model)")], hint=HINT_MERGE),
+    mistake(MHA, "mask inverted (nn.MultiheadAttention's convention, True = blocked)",
+            edit("v, allowed)", "v, None if allowed is None else ~allowed)"),
+            hint="here True means 'may attend': pass allowed on as it is; only "
+                 "nn.MultiheadAttention's attn_mask takes True as blocked"),
     mistake(MHA, "mask not passed on", [edit("1", "self.n_heads"), edit("allowed", "None")],
             hint="pass allowed on to scaled_dot_product_attention",
             like="one head over the whole width"),

@@ -363,6 +363,16 @@ def _slip_rope_frequencies_14(d_k, base=10000.0):
     i = np.arange(d_k // 2)
     return 1 / base ** 2 * i / d_k
 
+# rope_frequencies: exponent divided by d_k - 1
+def _slip_rope_frequencies_15(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-np.arange(0, d_k, 2) / (d_k - 1))
+
 # apply_rope: half-split pairing (feature i with i + d_k/2) instead of consecutive pairs
 def _slip_apply_rope_0(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
@@ -764,6 +774,40 @@ def _slip_apply_rope_23(X, positions, base=10000.0):
     out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
     return out
 
+# apply_rope: Hugging Face's frequency layout (theta repeated as a block), consecutive pairs
+def _slip_apply_rope_24(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    angles = positions[:, None] * np.concatenate([theta, theta])
+    turned = np.empty_like(X)
+    turned[..., 0::2] = -X[..., 1::2]
+    turned[..., 1::2] = X[..., 0::2]
+    return X * np.cos(angles) + turned * np.sin(angles)
+
+# apply_rope: frequencies reversed (slowest pair first)
+def _slip_apply_rope_25(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    angles = positions[:, None] * theta[::-1]
+    c, s = (np.cos(angles), np.sin(angles))
+    first, second = (X[..., 0::2], X[..., 1::2])
+    out = np.empty_like(X)
+    out[..., 0::2] = first * c - second * s
+    out[..., 1::2] = first * s + second * c
+    return out
+
 
 # function: [(mistake, its hint, the mistake as a function)]
 SLIPS = {
@@ -797,6 +841,7 @@ SLIPS = {
         ('slowest pair first (reversed order)', 'theta_0 = 1 is the fastest pair and the frequencies decrease with i: no reversing', _slip_rope_frequencies_12),
         ('multiplied by 2 pi', 'theta_i is already in radians per position: no factor 2 pi', _slip_rope_frequencies_13),
         ('missing parentheses: 1 / base ** 2 * i / d_k', 'put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds before * and /', _slip_rope_frequencies_14),
+        ('exponent divided by d_k - 1', 'divide by the width d_k itself: theta_i = base ** (-2i/d_k), not (d_k - 1)', _slip_rope_frequencies_15),
     ],
     'apply_rope': [
         ('half-split pairing (feature i with i + d_k/2) instead of consecutive pairs', 'our pairs are consecutive features (2i, 2i+1): X[..., 0::2] and X[..., 1::2], not the two halves X[..., :d_k//2] and X[..., d_k//2:]', _slip_apply_rope_0),
@@ -823,5 +868,7 @@ SLIPS = {
         ("hard-coded d_k = 4 (the worked example's width)", "the angles (an outer product of positions and theta) have shape (L, d_k/2): one row per token, one column per pair, lined up with X[..., 0::2]; theta[:, None] * positions[None, :] is (d_k/2, L), its transpose; take d_k from X.shape[-1] and L from len(positions), never the worked example's sizes", _slip_apply_rope_21),
         ('positions made relative to the first token', 'turn token l by its absolute position positions[l]; the offset s - l appears in the score q~ . k~ by itself', _slip_apply_rope_22),
         ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign', _slip_apply_rope_23),
+        ("Hugging Face's frequency layout (theta repeated as a block), consecutive pairs", 'np.concatenate([theta, theta]) goes with the half-split layout (rotate_half); with consecutive pairs both features 2i and 2i+1 turn by theta_i: np.repeat(theta, 2)', _slip_apply_rope_24),
+        ('frequencies reversed (slowest pair first)', 'pair i (features 2i, 2i+1) turns by positions[l] * theta_i in the order rope_frequencies gives: theta_0 = 1, the fastest, belongs to pair 0', _slip_apply_rope_25),
     ],
 }

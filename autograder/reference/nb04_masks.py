@@ -45,8 +45,9 @@ def masked_attention(Q, K, V, allowed):
 
     Args:
         Q: (..., L_q, d_k) queries; any number of leading axes (batch, heads).
-        K: (..., L_k, d_k) keys.
-        V: (..., L_k, d_v) values, one row per key.
+        K: (..., L_k, d_k) keys; its leading axes broadcast against Q's, e.g. (B, 1, L_k, d_k)
+            for keys shared by every head of Q (B, h, L_q, d_k).
+        V: (..., L_k, d_v) values, one row per key; leading axes like K's.
         allowed: booleans (..., L_q, L_k), or with size-1 axes that broadcast to it, such as
             (1, L_k) for every query; True = query may read the key.
 
@@ -1108,6 +1109,12 @@ def _slip_padding_mask_10(lengths, L):
     lengths = require_lengths('lengths', lengths, L)
     return np.arange(4)[None, :] < lengths[:, None]
 
+# padding_mask: np.squeeze drops the batch axis of a single message
+def _slip_padding_mask_11(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.squeeze(np.arange(L)[None, :] < lengths[:, None])
+
 # attention_mask: padding taken from the query side instead of the key side
 def _slip_attention_mask_0(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
@@ -1148,15 +1155,24 @@ def _slip_attention_mask_4(lengths, L, causal):
     allowed = keys & causal_mask(L) if causal else keys
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
-# attention_mask: broadcast shape (B, 1, L) returned for the encoder
+# attention_mask: np.squeeze drops the batch axis of a single message
 def _slip_attention_mask_5(lengths, L, causal):
+    L = require_integer('L', L, 1, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    if causal:
+        keys = keys & causal_mask(L)[None, :, :]
+    return np.broadcast_to(keys, (len(lengths), L, L)).squeeze()
+
+# attention_mask: broadcast shape (B, 1, L) returned for the encoder
+def _slip_attention_mask_6(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
     return keys & causal_mask(L) if causal else keys
 
 # attention_mask: padding forgotten in the causal branch
-def _slip_attention_mask_6(lengths, L, causal):
+def _slip_attention_mask_7(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
@@ -1165,7 +1181,7 @@ def _slip_attention_mask_6(lengths, L, causal):
     return np.broadcast_to(keys, (len(lengths), L, L)).copy()
 
 # attention_mask: diagonal excluded from the causal part (j < i)
-def _slip_attention_mask_7(lengths, L, causal):
+def _slip_attention_mask_8(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
@@ -1174,7 +1190,7 @@ def _slip_attention_mask_7(lengths, L, causal):
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
 # attention_mask: 0/1 integers from a product
-def _slip_attention_mask_8(lengths, L, causal):
+def _slip_attention_mask_9(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :].astype(int)
@@ -1182,7 +1198,7 @@ def _slip_attention_mask_8(lengths, L, causal):
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
 # attention_mask: causal part transposed (j >= i)
-def _slip_attention_mask_9(lengths, L, causal):
+def _slip_attention_mask_10(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
@@ -1190,7 +1206,7 @@ def _slip_attention_mask_9(lengths, L, causal):
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
 # attention_mask: causal and padding masks combined without new axes
-def _slip_attention_mask_10(lengths, L, causal):
+def _slip_attention_mask_11(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)
@@ -1199,7 +1215,7 @@ def _slip_attention_mask_10(lengths, L, causal):
     return np.broadcast_to(keys[:, None, :], (len(lengths), L, L)).copy()
 
 # attention_mask: batch size hard-coded to 2 (Message A and Message B)
-def _slip_attention_mask_11(lengths, L, causal):
+def _slip_attention_mask_12(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
@@ -1208,7 +1224,7 @@ def _slip_attention_mask_11(lengths, L, causal):
     return np.broadcast_to(keys, (2, L, L)).copy()
 
 # attention_mask: the last message left all False (a loop over range(B - 1))
-def _slip_attention_mask_12(lengths, L, causal):
+def _slip_attention_mask_13(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     out = np.zeros((len(lengths), L, L), dtype=bool)
@@ -1219,7 +1235,7 @@ def _slip_attention_mask_12(lengths, L, causal):
     return out
 
 # attention_mask: size taken from max(lengths) instead of L
-def _slip_attention_mask_13(lengths, L, causal):
+def _slip_attention_mask_14(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     n = int(max(lengths)) if len(lengths) else L
@@ -1229,7 +1245,7 @@ def _slip_attention_mask_13(lengths, L, causal):
     return np.broadcast_to(keys, (len(lengths), n, n)).copy()
 
 # attention_mask: padding mask inverted (True on the pads)
-def _slip_attention_mask_14(lengths, L, causal):
+def _slip_attention_mask_15(lengths, L, causal):
     L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = ~padding_mask(lengths, L)[:, None, :]
@@ -1298,6 +1314,7 @@ SLIPS = {
         ('comparison without new axes', 'compare the positions np.arange(L) as a row (1, L) with the lengths as a column, lengths[:, None] (B, 1): broadcasting gives (B, L)', _slip_padding_mask_8),
         ('the last message left all False (a loop over range(B - 1))', 'fill every message b = 0 .. B-1, the last included: range(len(lengths))', _slip_padding_mask_9),
         ("hard-coded 4 columns (the worked example's L)", "(B, L) with B = len(lengths) and L the argument L: not the worked example's 4. compare the positions np.arange(L) as a row (1, L) with the lengths as a column, lengths[:, None] (B, 1): broadcasting gives (B, L)", _slip_padding_mask_10),
+        ('np.squeeze drops the batch axis of a single message', 'keep the batch axis: B = len(lengths) rows even for a single message (padding_mask([3], 5) is (1, 5), attention_mask([2], 3, True) is (1, 3, 3)); np.squeeze drops size-1 axes', _slip_padding_mask_11),
     ],
     'attention_mask': [
         ('padding taken from the query side instead of the key side', 'padding belongs on the KEY side: mask the columns j of padded tokens (real[:, None, :]), so no query reads a <PAD> key', _slip_attention_mask_0),
@@ -1305,15 +1322,16 @@ SLIPS = {
         ('the causal flag ignored: causal part always applied', 'with causal=False the mask is bidirectional: only padding is blocked; with causal=True also block the future (j <= i)', _slip_attention_mask_2),
         ('causal and padding combined with OR instead of AND', 'a key is allowed only if BOTH masks allow it: use &', _slip_attention_mask_3),
         ('lengths off by one (position <= length)', 'positions count from 0: real keys are j < length', _slip_attention_mask_4),
-        ('broadcast shape (B, 1, L) returned for the encoder', 'one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), never a fixed number, and L the argument L', _slip_attention_mask_5),
-        ('padding forgotten in the causal branch', 'padded keys must be blocked in the decoder too: combine the causal part and the key mask with &', _slip_attention_mask_6),
-        ('diagonal excluded from the causal part (j < i)', 'a query may read itself: the causal part is j <= i, diagonal included', _slip_attention_mask_7),
-        ('0/1 integers from a product', 'return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf matrix: build it from a comparison such as j <= i, or with dtype=bool', _slip_attention_mask_8),
-        ('causal part transposed (j >= i)', 'row i is query i; it may read columns j <= i', _slip_attention_mask_9),
-        ('causal and padding masks combined without new axes', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_10),
-        ('batch size hard-coded to 2 (Message A and Message B)', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_11),
-        ('the last message left all False (a loop over range(B - 1))', 'fill every message b = 0 .. B-1, the last included: range(len(lengths))', _slip_attention_mask_12),
-        ('size taken from max(lengths) instead of L', 'one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), never a fixed number, and L the argument L', _slip_attention_mask_13),
-        ('padding mask inverted (True on the pads)', 'True marks a real key, which may be read; the <PAD> keys are False', _slip_attention_mask_14),
+        ('np.squeeze drops the batch axis of a single message', 'keep the batch axis: B = len(lengths) rows even for a single message (padding_mask([3], 5) is (1, 5), attention_mask([2], 3, True) is (1, 3, 3)); np.squeeze drops size-1 axes', _slip_attention_mask_5),
+        ('broadcast shape (B, 1, L) returned for the encoder', 'one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), never a fixed number, and L the argument L', _slip_attention_mask_6),
+        ('padding forgotten in the causal branch', 'padded keys must be blocked in the decoder too: combine the causal part and the key mask with &', _slip_attention_mask_7),
+        ('diagonal excluded from the causal part (j < i)', 'a query may read itself: the causal part is j <= i, diagonal included', _slip_attention_mask_8),
+        ('0/1 integers from a product', 'return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf matrix: build it from a comparison such as j <= i, or with dtype=bool', _slip_attention_mask_9),
+        ('causal part transposed (j >= i)', 'row i is query i; it may read columns j <= i', _slip_attention_mask_10),
+        ('causal and padding masks combined without new axes', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_11),
+        ('batch size hard-coded to 2 (Message A and Message B)', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_12),
+        ('the last message left all False (a loop over range(B - 1))', 'fill every message b = 0 .. B-1, the last included: range(len(lengths))', _slip_attention_mask_13),
+        ('size taken from max(lengths) instead of L', 'one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), never a fixed number, and L the argument L', _slip_attention_mask_14),
+        ('padding mask inverted (True on the pads)', 'True marks a real key, which may be read; the <PAD> keys are False', _slip_attention_mask_15),
     ],
 }

@@ -70,8 +70,9 @@ def scaled_dot_product_attention(q, k, v, allowed=None):
 
     Args:
         q: (..., L_q, d_k) queries, e.g. (B, h, L, d_k).
-        k: (..., L_k, d_k) keys.
-        v: (..., L_k, d_v) values.
+        k: (..., L_k, d_k) keys; its leading axes broadcast against q's, e.g. (B, 1, L_k, d_k)
+            for keys shared by every head of q (B, h, L_q, d_k).
+        v: (..., L_k, d_v) values; leading axes like k's.
         allowed: None (every key allowed) or booleans broadcastable to (..., L_q, L_k);
             True = the query may read the key.
 
@@ -88,8 +89,15 @@ def scaled_dot_product_attention(q, k, v, allowed=None):
     except RuntimeError:
         raise ValueError(f"the leading axes of q, k and v do not broadcast: q has shape "
                          f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}") from None
+    if allowed is not None and not isinstance(allowed, torch.Tensor):
+        kind = f"{type(allowed).__module__}.{type(allowed).__name__}".removeprefix("builtins.")
+        shape = getattr(allowed, "shape", None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may "
+                         f"attend); got {kind}{'' if shape is None else f' of shape {shape}'}: "
+                         "use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size("allowed", allowed, -1, "k", k, -2, "the number of keys L_k")
+        if allowed.dim() > 0:  # a 0-d mask broadcasts to every score
+            require_same_size("allowed", allowed, -1, "k", k, -2, "the number of keys L_k")
         scores_shape = (*lead, q.shape[-2], k.shape[-2])  # (..., L_q, L_k)
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -314,8 +322,13 @@ def _slip_scaled_dot_product_attention_0(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -341,8 +354,13 @@ def _slip_scaled_dot_product_attention_1(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -368,8 +386,13 @@ def _slip_scaled_dot_product_attention_2(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -393,8 +416,13 @@ def _slip_scaled_dot_product_attention_3(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -418,8 +446,13 @@ def _slip_scaled_dot_product_attention_4(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -443,8 +476,13 @@ def _slip_scaled_dot_product_attention_5(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -468,8 +506,13 @@ def _slip_scaled_dot_product_attention_6(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -493,8 +536,13 @@ def _slip_scaled_dot_product_attention_7(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -516,8 +564,13 @@ def _slip_scaled_dot_product_attention_8(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -541,8 +594,13 @@ def _slip_scaled_dot_product_attention_9(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -566,8 +624,13 @@ def _slip_scaled_dot_product_attention_10(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -592,8 +655,13 @@ def _slip_scaled_dot_product_attention_11(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -617,8 +685,13 @@ def _slip_scaled_dot_product_attention_12(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -646,8 +719,13 @@ def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -672,8 +750,13 @@ def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -698,8 +781,13 @@ def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -723,8 +811,13 @@ def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -747,8 +840,13 @@ def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -773,8 +871,13 @@ def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -798,8 +901,13 @@ def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -825,8 +933,13 @@ def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -852,8 +965,13 @@ def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -879,8 +997,13 @@ def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -906,8 +1029,13 @@ def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -933,8 +1061,13 @@ def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -960,8 +1093,13 @@ def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -987,8 +1125,13 @@ def _slip_scaled_dot_product_attention_26(q, k, v, allowed=None):
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None and (not isinstance(allowed, torch.Tensor)):
+        kind = f'{type(allowed).__module__}.{type(allowed).__name__}'.removeprefix('builtins.')
+        shape = getattr(allowed, 'shape', None)
+        raise ValueError(f"allowed must be None or a torch.Tensor of booleans (True = may attend); got {kind}{('' if shape is None else f' of shape {shape}')}: use torch.as_tensor(allowed)")
     if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        if allowed.dim() > 0:
+            require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
         scores_shape = (*lead, q.shape[-2], k.shape[-2])
         try:
             torch.broadcast_shapes(allowed.shape, scores_shape)
@@ -1113,8 +1256,34 @@ class _slip_MultiHeadAttention_3(nn.Module):
         y = scaled_dot_product_attention(q, k, v, allowed)
         return self.W_O(y.reshape(B, L, self.d_model))
 
-# MultiHeadAttention: mask not passed on
+# MultiHeadAttention: mask inverted (nn.MultiheadAttention's convention, True = blocked)
 class _slip_MultiHeadAttention_4(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, None if allowed is None else ~allowed)
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: mask not passed on
+class _slip_MultiHeadAttention_5(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1137,7 +1306,7 @@ class _slip_MultiHeadAttention_4(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, None)))
 
 # MultiHeadAttention: linear layers without bias
-class _slip_MultiHeadAttention_5(nn.Module):
+class _slip_MultiHeadAttention_6(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1163,7 +1332,7 @@ class _slip_MultiHeadAttention_5(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: projection widths d_k instead of d_model
-class _slip_MultiHeadAttention_6(nn.Module):
+class _slip_MultiHeadAttention_7(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1189,7 +1358,7 @@ class _slip_MultiHeadAttention_6(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: layers under other names
-class _slip_MultiHeadAttention_7(nn.Module):
+class _slip_MultiHeadAttention_8(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1215,7 +1384,7 @@ class _slip_MultiHeadAttention_7(nn.Module):
         return self.out(merge_heads(y))
 
 # MultiHeadAttention: one head over the whole width
-class _slip_MultiHeadAttention_8(nn.Module):
+class _slip_MultiHeadAttention_9(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1238,7 +1407,7 @@ class _slip_MultiHeadAttention_8(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: keys projected with W_Q (copy-paste)
-class _slip_MultiHeadAttention_9(nn.Module):
+class _slip_MultiHeadAttention_10(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1263,7 +1432,7 @@ class _slip_MultiHeadAttention_9(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values projected with W_K (copy-paste)
-class _slip_MultiHeadAttention_10(nn.Module):
+class _slip_MultiHeadAttention_11(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1288,7 +1457,7 @@ class _slip_MultiHeadAttention_10(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: a causal mask always applied
-class _slip_MultiHeadAttention_11(nn.Module):
+class _slip_MultiHeadAttention_12(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1317,7 +1486,7 @@ class _slip_MultiHeadAttention_11(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: residual added inside the attention layer
-class _slip_MultiHeadAttention_12(nn.Module):
+class _slip_MultiHeadAttention_13(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1340,7 +1509,7 @@ class _slip_MultiHeadAttention_12(nn.Module):
         return x + self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: split into d_k heads of width n_heads
-class _slip_MultiHeadAttention_13(nn.Module):
+class _slip_MultiHeadAttention_14(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1363,7 +1532,7 @@ class _slip_MultiHeadAttention_13(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: one Linear shared by W_Q, W_K and W_V
-class _slip_MultiHeadAttention_14(nn.Module):
+class _slip_MultiHeadAttention_15(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1387,7 +1556,7 @@ class _slip_MultiHeadAttention_14(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: W_O applied to the values before attending
-class _slip_MultiHeadAttention_15(nn.Module):
+class _slip_MultiHeadAttention_16(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1413,7 +1582,7 @@ class _slip_MultiHeadAttention_15(nn.Module):
         return merge_heads(y)
 
 # MultiHeadAttention: forgot W_O, preallocated torch.zeros output
-class _slip_MultiHeadAttention_16(nn.Module):
+class _slip_MultiHeadAttention_17(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1441,7 +1610,7 @@ class _slip_MultiHeadAttention_16(nn.Module):
         return out
 
 # MultiHeadAttention: sqrt(d_model) scale, attention weights in torch.zeros
-class _slip_MultiHeadAttention_17(nn.Module):
+class _slip_MultiHeadAttention_18(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1470,7 +1639,7 @@ class _slip_MultiHeadAttention_17(nn.Module):
         return self.W_O(merge_heads(weights @ v))
 
 # MultiHeadAttention: heads merged without the transpose into a torch.zeros buffer
-class _slip_MultiHeadAttention_18(nn.Module):
+class _slip_MultiHeadAttention_19(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1499,7 +1668,7 @@ class _slip_MultiHeadAttention_18(nn.Module):
         return self.W_O(out)
 
 # MultiHeadAttention: F.dropout on the weights (training=True by default)
-class _slip_MultiHeadAttention_19(nn.Module):
+class _slip_MultiHeadAttention_20(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1529,7 +1698,7 @@ class _slip_MultiHeadAttention_19(nn.Module):
         return self.W_O(merge_heads(weights @ v))
 
 # MultiHeadAttention: x @ W.weight (the nn.Linear weight not transposed)
-class _slip_MultiHeadAttention_20(nn.Module):
+class _slip_MultiHeadAttention_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1555,7 +1724,7 @@ class _slip_MultiHeadAttention_20(nn.Module):
         return merge_heads(y) @ self.W_O.weight + self.W_O.bias
 
 # MultiHeadAttention: two heads hard-coded in forward
-class _slip_MultiHeadAttention_21(nn.Module):
+class _slip_MultiHeadAttention_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1580,7 +1749,7 @@ class _slip_MultiHeadAttention_21(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: queries pre-scaled, then scaled again by the attention
-class _slip_MultiHeadAttention_22(nn.Module):
+class _slip_MultiHeadAttention_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1605,7 +1774,7 @@ class _slip_MultiHeadAttention_22(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: returns (output, weights)
-class _slip_MultiHeadAttention_23(nn.Module):
+class _slip_MultiHeadAttention_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1634,7 +1803,7 @@ class _slip_MultiHeadAttention_23(nn.Module):
         return (self.W_O(merge_heads(weights @ v)), weights)
 
 # MultiHeadAttention: mask unsqueezed for the heads even when it has them
-class _slip_MultiHeadAttention_24(nn.Module):
+class _slip_MultiHeadAttention_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1661,7 +1830,7 @@ class _slip_MultiHeadAttention_24(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values not projected (raw x split into heads)
-class _slip_MultiHeadAttention_25(nn.Module):
+class _slip_MultiHeadAttention_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1686,7 +1855,7 @@ class _slip_MultiHeadAttention_25(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: sequence-first: x.transpose(0, 1) before the heads
-class _slip_MultiHeadAttention_26(nn.Module):
+class _slip_MultiHeadAttention_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1713,7 +1882,7 @@ class _slip_MultiHeadAttention_26(nn.Module):
         return self.W_O(y).transpose(0, 1)
 
 # MultiHeadAttention: output projection W_O applied twice
-class _slip_MultiHeadAttention_27(nn.Module):
+class _slip_MultiHeadAttention_28(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1738,7 +1907,7 @@ class _slip_MultiHeadAttention_27(nn.Module):
         return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
 
 # MultiHeadAttention: forward without return
-class _slip_MultiHeadAttention_28(nn.Module):
+class _slip_MultiHeadAttention_29(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1823,30 +1992,31 @@ SLIPS = {
         ('scaled by d_model instead of d_k', "each head's scores are q.k over d_k = d_model / n_heads features: divide by sqrt(d_k), not sqrt(d_model)", _slip_MultiHeadAttention_1),
         ('split by reshaping without the transpose', 'reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and heads: view it as (B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)', _slip_MultiHeadAttention_2),
         ('merged without the transpose', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_MultiHeadAttention_3),
-        ('mask not passed on', 'pass allowed on to scaled_dot_product_attention', _slip_MultiHeadAttention_4),
-        ('linear layers without bias', 'nn.Linear(d_model, d_model, bias=True) (the default)', _slip_MultiHeadAttention_5),
-        ('projection widths d_k instead of d_model', 'nn.Linear(d_model, d_model)', _slip_MultiHeadAttention_6),
-        ('layers under other names', 'create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__', _slip_MultiHeadAttention_7),
-        ('one head over the whole width', 'split the projections into n_heads heads before attending', _slip_MultiHeadAttention_8),
-        ('keys projected with W_Q (copy-paste)', 'the keys come from their own layer: k = split_heads(self.W_K(x), ...)', _slip_MultiHeadAttention_9),
-        ('values projected with W_K (copy-paste)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_10),
-        ('a causal mask always applied', 'apply only the mask it is given: allowed=None means every key is allowed; the caller decides about causality', _slip_MultiHeadAttention_11),
-        ('residual added inside the attention layer', 'return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer', _slip_MultiHeadAttention_12),
-        ('split into d_k heads of width n_heads', 'split_heads(..., self.n_heads): n_heads heads of width d_k', _slip_MultiHeadAttention_13),
-        ('one Linear shared by W_Q, W_K and W_V', 'exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters', _slip_MultiHeadAttention_14),
-        ('W_O applied to the values before attending', 'the output projection W_O comes last, applied to the merged heads', _slip_MultiHeadAttention_15),
-        ('forgot W_O, preallocated torch.zeros output', 'finish with self.W_O(merge_heads(...)): the output projection mixes the heads', _slip_MultiHeadAttention_16),
-        ('sqrt(d_model) scale, attention weights in torch.zeros', "each head's scores are q.k over d_k = d_model / n_heads features: divide by sqrt(d_k), not sqrt(d_model)", _slip_MultiHeadAttention_17),
-        ('heads merged without the transpose into a torch.zeros buffer', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_MultiHeadAttention_18),
-        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_19),
-        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_20),
-        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_21),
-        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_22),
-        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_23),
-        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_24),
-        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_25),
-        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_26),
-        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_27),
-        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_28),
+        ("mask inverted (nn.MultiheadAttention's convention, True = blocked)", "here True means 'may attend': pass allowed on as it is; only nn.MultiheadAttention's attn_mask takes True as blocked", _slip_MultiHeadAttention_4),
+        ('mask not passed on', 'pass allowed on to scaled_dot_product_attention', _slip_MultiHeadAttention_5),
+        ('linear layers without bias', 'nn.Linear(d_model, d_model, bias=True) (the default)', _slip_MultiHeadAttention_6),
+        ('projection widths d_k instead of d_model', 'nn.Linear(d_model, d_model)', _slip_MultiHeadAttention_7),
+        ('layers under other names', 'create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__', _slip_MultiHeadAttention_8),
+        ('one head over the whole width', 'split the projections into n_heads heads before attending', _slip_MultiHeadAttention_9),
+        ('keys projected with W_Q (copy-paste)', 'the keys come from their own layer: k = split_heads(self.W_K(x), ...)', _slip_MultiHeadAttention_10),
+        ('values projected with W_K (copy-paste)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_11),
+        ('a causal mask always applied', 'apply only the mask it is given: allowed=None means every key is allowed; the caller decides about causality', _slip_MultiHeadAttention_12),
+        ('residual added inside the attention layer', 'return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer', _slip_MultiHeadAttention_13),
+        ('split into d_k heads of width n_heads', 'split_heads(..., self.n_heads): n_heads heads of width d_k', _slip_MultiHeadAttention_14),
+        ('one Linear shared by W_Q, W_K and W_V', 'exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters', _slip_MultiHeadAttention_15),
+        ('W_O applied to the values before attending', 'the output projection W_O comes last, applied to the merged heads', _slip_MultiHeadAttention_16),
+        ('forgot W_O, preallocated torch.zeros output', 'finish with self.W_O(merge_heads(...)): the output projection mixes the heads', _slip_MultiHeadAttention_17),
+        ('sqrt(d_model) scale, attention weights in torch.zeros', "each head's scores are q.k over d_k = d_model / n_heads features: divide by sqrt(d_k), not sqrt(d_model)", _slip_MultiHeadAttention_18),
+        ('heads merged without the transpose into a torch.zeros buffer', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_MultiHeadAttention_19),
+        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_20),
+        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_21),
+        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_22),
+        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_23),
+        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_24),
+        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_25),
+        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_26),
+        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_27),
+        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_28),
+        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_29),
     ],
 }

@@ -99,6 +99,7 @@ SLIPS = {
             ('slowest pair first (reversed order)', 'theta_0 = 1 is the fastest pair and the frequencies decrease with i: no reversing', [0.001, 0.01, 0.1, 1.0]),
             ('multiplied by 2 pi', 'theta_i is already in radians per position: no factor 2 pi', [6.283185307179586, 0.6283185307179586, 0.06283185307179587, 0.006283185307179587]),
             ('missing parentheses: 1 / base ** 2 * i / d_k', 'put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds before * and /', [0.0, 1.25e-09, 2.5e-09, 3.7500000000000005e-09]),
+            ('exponent divided by d_k - 1', 'divide by the width d_k itself: theta_i = base ** (-2i/d_k), not (d_k - 1)', [1.0, 0.07196856730011521, 0.005179474679231213, 0.00037275937203149417]),
         ],
         '4, 100': [
             ('base ignored (10000 used whatever base is)', 'use the base argument, not a hard-coded 10000', [1.0, 0.01]),
@@ -185,6 +186,16 @@ SLIPS = {
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.8414709848078965, 0.9950041652780258, 0.09983341664682815],
                 [1.8185948536513634, -0.8322936730942848, 0.19866933079506122, 0.9800665778412416],
+            ]),
+            ("Hugging Face's frequency layout (theta repeated as a block), consecutive pairs", 'np.concatenate([theta, theta]) goes with the half-split layout (rotate_half); with consecutive pairs both features 2i and 2i+1 turn by theta_i: np.repeat(theta, 2)', [
+                [1.0, 0.0, 1.0, 0.0],
+                [0.5403023058681398, 0.09983341664682815, 0.5403023058681398, 0.09983341664682815],
+                [-1.8185948536513634, 1.9601331556824833, -0.9092974268256817, 0.9800665778412416],
+            ]),
+            ('frequencies reversed (slowest pair first)', 'pair i (features 2i, 2i+1) turns by positions[l] * theta_i in the order rope_frequencies gives: theta_0 = 1, the fastest, belongs to pair 0', [
+                [1.0, 0.0, 1.0, 0.0],
+                [0.9950041652780258, 0.09983341664682815, 0.5403023058681398, 0.8414709848078965],
+                [-0.39733866159012243, 1.9601331556824833, -0.9092974268256817, -0.4161468365471424],
             ]),
         ],
         'position 0': [
