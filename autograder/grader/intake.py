@@ -493,18 +493,11 @@ def collect(
             upload.stamp = stamp
             candidates[(who.key, upload.assignment)].append((upload, record))
     if wrapped:  # a student's folder with no file of theirs is listed too, graded blank
-        for folder in _student_folders(Path(source), files[0][:depth] if files else []):
-            who = _identity([folder, ""])
-            if folder in named or who is None or who[0].key in identities:
-                continue
-            wrapper = "".join(f"{p}/" for p in (files[0][:depth] if files else []))
-            record = FileRecord(printable(f"{wrapper}{folder}/", 1000), 0, name=who[0].name)
-            record.reason = (
-                "an empty folder (no file, or only hidden or system files): no notebook submitted"
-            )
+        wrapper = files[0][:depth] if files else []
+        for record, who in _empty_folders(Path(source), wrapper, named, identities):
             intake.files.append(record)
-            identities[who[0].key] = who[0]
-            owners.append((record, who[0].key))
+            identities[who.key] = who
+            owners.append((record, who.key))
     for lms_id, names in sorted(folders.items()):
         if len(names) > 1:
             intake.collisions.append(
@@ -518,6 +511,21 @@ def collect(
         record.student = ids[key]
     _choose(intake, candidates, ids)
     return intake
+
+
+def _empty_folders(source: Path, wrapper: list[str], named: set[str], identities: dict):
+    """(its record, identity) of each student's folder under `wrapper` that no file of
+    theirs named, and whose student is not known already."""
+    for folder in _student_folders(source, wrapper):
+        found = _identity([folder, ""])
+        if folder in named or found is None or found[0].key in identities:
+            continue
+        path = "".join(f"{p}/" for p in [*wrapper, folder])
+        record = FileRecord(printable(path, 1000), 0, name=found[0].name)
+        record.reason = (
+            "an empty folder (no file, or only hidden or system files): no notebook submitted"
+        )
+        yield record, found[0]
 
 
 def _top_folder(parts: list[str], depth: int) -> str:
