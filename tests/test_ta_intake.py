@@ -330,6 +330,29 @@ def test_an_empty_student_folder_is_listed_like_one_without_a_notebook(tmp_path,
     assert intake.report()["summary"]["students"] == 4
 
 
+def test_an_empty_folder_is_nobody_where_folders_are_not_students(tmp_path):
+    """A Canvas download lays each student's files flat: its folder old/ is no student. In a
+    Moodle download only a folder named as Moodle names them is one (Eve's, empty); old/ is
+    not. The review found old/ graded blank as a student of its own."""
+    canvas = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(canvas, "w") as archive:
+        archive.writestr(f"smithjohn_123_4567_{NB}.ipynb", "{}")
+        archive.writestr(f"doeann_124_4568_{NB}.ipynb", "{}")
+        archive.writestr("old/", b"")
+    assert collect(canvas, ASSIGNMENTS).students() == ["123", "124"]
+    moodle = tmp_path / "moodle"
+    (moodle / "Ada Lovelace_501_assignsubmission_file_").mkdir(parents=True)
+    (moodle / "Ada Lovelace_501_assignsubmission_file_" / f"{NB}.ipynb").write_text("{}")
+    (moodle / "Eve Adams_502_assignsubmission_file_").mkdir()
+    (moodle / "old").mkdir()
+    intake = collect(moodle, ASSIGNMENTS)
+    assert intake.students() == ["501", "502"]
+    assert {f.path for f in intake.files} == {
+        f"Ada Lovelace_501_assignsubmission_file_/{NB}.ipynb",
+        "Eve Adams_502_assignsubmission_file_/",
+    }
+
+
 def test_of_two_canvas_uploads_of_one_age_the_later_attachment_wins(tmp_path):
     """Canvas names a file `<name>_<user id>_<attachment id>_<file>` and adds `-1` to a
     re-upload's name; the zip's times are when it zipped them. cleo's later upload (7003,

@@ -515,10 +515,17 @@ def collect(
 
 def _empty_folders(source: Path, wrapper: list[str], named: set[str], identities: dict):
     """(its record, identity) of each student's folder under `wrapper` that no file of
-    theirs named, and whose student is not known already."""
+    theirs named, and whose student is not known already. Only where folders are students:
+    in a plain-folder or Moodle download, as the students found so far are (in a Canvas
+    download, where each student's files lie flat, a folder is nobody's)."""
+    layouts = {who.layout for who in identities.values()}
+    if "canvas" in layouts:
+        return
     for folder in _student_folders(source, wrapper):
         found = _identity([folder, ""])
         if folder in named or found is None or found[0].key in identities:
+            continue
+        if layouts and found[0].layout not in layouts:  # "old/" among Moodle's folders
             continue
         path = "".join(f"{p}/" for p in [*wrapper, folder])
         record = FileRecord(printable(path, 1000), 0, name=found[0].name)
