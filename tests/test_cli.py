@@ -217,8 +217,9 @@ def test_no_valid_sample_is_said_in_words_not_nan(verb, tmp_path, monkeypatch, c
         ("a short note\n", "which holds only 13 characters"),
         (b"\xff\xfe not utf-8 " * 40, "which is not UTF-8 text"),
         ("folder", "which is a folder"),
+        ("/dev/null", "which is not a regular file"),
     ],
-    ids=["missing", "empty", "short", "binary", "folder"],
+    ids=["missing", "empty", "short", "binary", "folder", "device"],
 )
 def test_train_refuses_a_text_it_cannot_use_and_makes_no_folder(
     content, said, tmp_path, monkeypatch, capsys
@@ -227,7 +228,9 @@ def test_train_refuses_a_text_it_cannot_use_and_makes_no_folder(
     an empty file a ValueError traceback. Now: a usage error naming --text, what it needs
     and what it got, before any folder is made."""
     monkeypatch.chdir(tmp_path)
-    if content == "folder":
+    if content == "/dev/null":
+        (tmp_path / "notes.txt").symlink_to("/dev/null")
+    elif content == "folder":
         (tmp_path / "notes.txt").mkdir()
     elif isinstance(content, bytes):
         (tmp_path / "notes.txt").write_bytes(content)
@@ -275,6 +278,23 @@ def test_train_refuses_a_folder_holding_a_run_unless_resume_or_overwrite(tmp_pat
     with pytest.raises(SystemExit):
         cli.main(base + ["--resume", "--overwrite"])
     assert "argument --overwrite: not allowed with argument --resume" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "log", [b"\xff\xfe\x00x", b"a,b\n1,2\n"], ids=["not utf-8", "no step column"]
+)
+def test_train_refuses_a_run_whose_log_it_cannot_read_in_words(log, tmp_path, capsys):
+    """The refusal read the run's log.csv to say how far it got: a log that was not UTF-8 gave
+    a UnicodeDecodeError traceback, one without a step column 'None steps logged'."""
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "last.pt").write_bytes(b"")
+    (out / "log.csv").write_bytes(log)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["train", "--preset", "tiny", "--no-progress", "--out", str(out)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"got {out}, which holds one (last.pt, log.csv); --resume continues it" in err, err
 
 
 def test_the_cpu_presets_time_is_the_same_wherever_it_is_given():

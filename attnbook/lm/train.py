@@ -746,8 +746,10 @@ def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train
 def _text_problem(text: str, seq_len: int) -> str | None:
     """Why ``--text`` cannot train a run (`_text_data` needs two sequences), or None."""
     path, need = Path(text), 2 * (seq_len + 1)
-    if path.is_dir() or not path.is_file():
-        why = "is a folder" if path.is_dir() else "does not exist"
+    if path.is_dir():
+        why = "is a folder"
+    elif not path.is_file():  # /dev/null, a FIFO, a socket
+        why = "is not a regular file" if path.exists() else "does not exist"
     else:
         try:
             size = len(path.read_text(encoding="utf-8"))
@@ -775,8 +777,12 @@ def _earlier_run(out: Path, resume: bool, overwrite: bool) -> str | None:
         return None
     if resume and "last.pt" in held:
         return None
-    rows = read_log(out / "log.csv") if "log.csv" in held else []
-    files = ", ".join(held) + (f"; {rows[-1].get('step')} steps logged" if rows else "")
+    try:  # the steps logged are a courtesy: a log that cannot be read says nothing
+        rows = read_log(out / "log.csv") if "log.csv" in held else []
+    except (OSError, UnicodeDecodeError, csv.Error):
+        rows = []
+    step = rows[-1].get("step") if rows else None
+    files = ", ".join(held) + (f"; {step} steps logged" if step else "")
     if resume:  # best.pt alone: nothing to continue from
         return (
             f"argument --resume: expected {out / 'last.pt'} to continue from, but {out} holds "
