@@ -315,6 +315,11 @@ def test_block_names_rope_tables_of_the_wrong_length():
     with pytest.raises(ValueError, match=r"rope\[0\] \(cos\).*\(3, 2\).*\(5, 2\)"):
         block(h, (cos, sin))
     require_rope((cos[None, :3], sin[:3]), h, 4)  # leading axes that broadcast are fine
+    stacked = torch.stack((cos[:3], sin[:3]))  # (2, L, d_k / 2): unpacks as a pair
+    require_rope(stacked, h, 4)
+    assert torch.equal(block(h, stacked)[0], block(h, (cos[:3], sin[:3]))[0])
+    with pytest.raises(ValueError, match=r"rope\[1\] \(sin\).*\(3, 2\).*\(5, 2\)"):
+        require_rope((cos[:3], sin), h, 4)
     with pytest.raises(ValueError, match="rope must be a pair"):
         require_rope(None, h, 4)
 

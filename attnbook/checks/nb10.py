@@ -160,7 +160,7 @@ HINT_SIZES_FROM_INPUT = (
 
 _CRASH_HINTS: list[tuple[str | tuple[str, ...], str]] = [
     (("'tuple' object has no attribute", "got tuple"), HINT_BLOCK_PAIR_CRASH),
-    (("must match the size", "rope[0] (cos) must have shape"), HINT_SIZE_MISMATCH),
+    (("must match the size", "must have shape (L, d_k / 2)"), HINT_SIZE_MISMATCH),
     ("shape '[", HINT_SIZES_FROM_INPUT),
 ]
 

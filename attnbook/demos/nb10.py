@@ -127,7 +127,8 @@ def require_rope(rope, h, d_k: int) -> None:
     """rope: (cos, sin) for the L new tokens of h (B, L, d), each (L, d_k / 2) (leading axes
     that broadcast are allowed)."""
     want = (h.shape[1], d_k // 2)
-    if not isinstance(rope, tuple | list) or len(rope) != 2:
+    pair = isinstance(rope, tuple | list) or (isinstance(rope, torch.Tensor) and rope.dim() > 2)
+    if not pair or len(rope) != 2:  # a tuple, a list or the two stacked in a tensor
         raise ValueError(f"rope must be a pair (cos, sin), each (L, d_k / 2) = {want}; got "
                          f"{type(rope).__name__}")  # fmt: skip
     for name, t in zip(("rope[0] (cos)", "rope[1] (sin)"), rope):
