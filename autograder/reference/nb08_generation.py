@@ -63,7 +63,8 @@ def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
         top_k: None or 0 for no filter; else keep the top_k largest logits (all of them
             when top_k >= V; a token tied with the k-th largest may be kept too).
         top_p: None or 1.0 for no filter; else keep the smallest set of most likely tokens
-            whose probability reaches top_p, the token that crosses top_p included.
+            whose probability reaches top_p (>= top_p: a set that sums to exactly top_p
+            takes no further token), the token that crosses top_p included.
 
     Returns:
         (..., V) probabilities, each row non-negative and summing to 1, removed tokens 0.
