@@ -100,7 +100,6 @@ ACCEPTED = {
     'elif mode == "mean":': "checks/nb07.py: _hooked_logits, ablate_head's right answer",
     "y[..., cols] = y[..., cols].mean(dim=(0, 1))": "checks/nb07.py: _hooked_logits",
     "return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)": "checks/nb07.py: the same",
-    'logits.flatten(0, 1), targets.flatten(), reduction="none")': "checks/nb07.py: _loss_of",
     "T = 0 if cache is None else cache[0][0].shape[2]": "checks/nb10.py: _package_step",
     "h, kv = block(h, rope, None if cache is None else cache[i])": "checks/nb10.py: the same",
     "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])": "checks/nb11.py: expected",
