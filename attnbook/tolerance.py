@@ -121,16 +121,15 @@ def tolerance(
     angle: the largest angle (in radians) the computation takes cos and sin of, e.g. the
         largest position times the fastest frequency.
     """
-    if not (isinstance(magnitude, int | float) and math.isfinite(magnitude) and magnitude >= 0):
-        raise ValueError(f"tolerance: magnitude must be a finite number >= 0, got {magnitude!r}")
+    for name, value in (("magnitude", magnitude), ("angle", angle)):
+        if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"tolerance: {name} must be a finite number >= 0, got {value!r}")
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise ValueError(f"tolerance: depth must be an int >= 1, got {depth!r}")
     if decimals is not None and (
         isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0
     ):
         raise ValueError(f"tolerance: decimals must be None or an int >= 0, got {decimals!r}")
-    if not (isinstance(angle, int | float) and math.isfinite(angle) and angle >= 0):
-        raise ValueError(f"tolerance: angle must be a finite number >= 0, got {angle!r}")
     rtol = 2 * STAGE_ULPS * depth * eps_of(dtype)
     atol = rtol * float(magnitude) + ANGLE_ULPS * eps_of(dtype) * float(angle) * magnitude
     if decimals is not None:

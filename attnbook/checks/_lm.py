@@ -49,6 +49,13 @@ def worked_batches() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     return [first, second]
 
 
+def pad3_batches() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """One batch of 4 real targets padded with 3, a real token id, one real target being 0:
+    ignore_index=0, or counting targets != 0, miscounts it."""
+    mask = torch.tensor([[True, True, True], [True, False, False]])
+    return [(ids([[1, 3, 0], [1, 3, 3]]), ids([[3, 0, 2], [2, 3, 3]]), mask)]
+
+
 class SharedLog(list):
     """A list that copies of its model share: a learner's function that scores a deep copy
     of the model it was given still leaves its forward passes in this log."""

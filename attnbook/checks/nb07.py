@@ -46,6 +46,7 @@ from attnbook.checks._lm import (
     ids,
     mean_nll,
     one_thread,
+    pad3_batches,
     worked_batches,
 )
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
@@ -652,7 +653,6 @@ _gen = torch.Generator().manual_seed(5)
 _three_batches = [_random_batch(_gen, B, L, 11) for B, L in [(3, 6), (1, 2), (2, 9)]]
 _eval_model = copy.deepcopy(_dropout_model).eval()
 _fixed_p = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
-_PAD3 = torch.tensor([[True, True, True], [True, False, False]])
 EVALUATE_CASES = (
     _eval_case("worked", "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
                "two batches of 4 and 1 real targets",
@@ -660,7 +660,7 @@ EVALUATE_CASES = (
                -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
     _eval_case("pad 3", "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
                "targets [[3, 0, 2], [2, 3, 3]] padded with 3 (loss_mask [[1, 1, 1], [1, 0, 0]])",
-               _fixed_p, [(ids([[1, 3, 0], [1, 3, 3]]), ids([[3, 0, 2], [2, 3, 3]]), _PAD3)],
+               _fixed_p, pad3_batches(),
                -(math.log(0.4) + math.log(0.1) + 2 * math.log(0.3)) / 4),
     _eval_case("dropout", "evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), "
                "(2, 9)), the model in training mode", _dropout_model, _three_batches,

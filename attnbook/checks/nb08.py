@@ -17,7 +17,15 @@ import torch
 
 from attnbook.checks._cases import Case, Slips, run_cases, run_table, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range
-from attnbook.checks._lm import TOL, bias_model, ids, mean_nll, padded_ids, worked_batches
+from attnbook.checks._lm import (
+    TOL,
+    bias_model,
+    ids,
+    mean_nll,
+    pad3_batches,
+    padded_ids,
+    worked_batches,
+)
 from attnbook.lm.generation import filtered_distribution, generate_tokens
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.tolerance import Tolerance
@@ -814,7 +822,6 @@ def _random_batches(gen: torch.Generator, shapes) -> list:
 _PPL = "perplexity"
 _fixed = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
 _sharp4 = sharp_model(4)
-_PAD3 = torch.tensor([[True, True, True], [True, False, False]])
 _three = _random_batches(torch.Generator().manual_seed(4), [(3, 6), (1, 2), (2, 9)])
 PPL_CASES = (
     _ppl_case("uniform", "perplexity(model, batches) for a model whose every prediction is "
@@ -826,7 +833,7 @@ PPL_CASES = (
               hint=HINT_PPL_VALUES),
     _ppl_case("pad 3", "perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
               "targets [[3, 0, 2], [2, 3, 3]] padded with 3 (loss_mask [[1, 1, 1], [1, 0, 0]])",
-              _fixed, [(ids([[1, 3, 0], [1, 3, 3]]), ids([[3, 0, 2], [2, 3, 3]]), _PAD3)],
+              _fixed, pad3_batches(),
               math.exp(-(math.log(0.4) + math.log(0.1) + 2 * math.log(0.3)) / 4), HINT_PPL_VALUES),
     _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
               "(1, 2), (2, 9))", _sharp4, _three, math.exp(mean_nll(_sharp4, _three))),
