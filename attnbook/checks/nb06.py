@@ -705,7 +705,7 @@ COUNT_CASES = (
 
 def _count_trial(rng: np.random.Generator, seed: int) -> Case:
     n_heads = int(rng.integers(1, 17))
-    V, d = int(rng.integers(2, 60000)), n_heads * int(rng.integers(1, 129))
+    V, d = int(rng.integers(2, 60000)), n_heads * 2 * int(rng.integers(1, 65))  # an even d_k
     n_layers, max_len = int(rng.integers(1, 49)), int(rng.integers(1, 4097))
     args = (V, d, n_heads, n_layers, max_len, POSITION_OPTIONS[seed % 4])
     kwargs = {"d_hidden": None if seed % 3 else int(rng.integers(1, 5000)),

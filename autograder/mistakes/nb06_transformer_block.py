@@ -817,6 +817,16 @@ MISTAKES, ALTERNATIVES = catalogue([
         total += 2 * d_model
         total += vocab_size * (1 if tie_weights else d_model + 1)
         return total"""),
+    alternative(COUNT, "sizes refused as Decoder refuses them", """
+        if d_model % n_heads or (positions == "rope" and d_model // n_heads % 2):
+            raise ValueError(f"d_model={d_model} does not split into {n_heads} heads")
+        if positions == "sinusoidal" and d_model % 2:
+            raise ValueError(f"sinusoidal positions need an even d_model, got {d_model}")
+        d, V = d_model, vocab_size
+        hidden = d_hidden if d_hidden is not None else 4 * d
+        per_block = 4 * d * d + 2 * d * hidden + hidden + 9 * d
+        embeddings = V * d + (max_len * d if positions == "learned" else 0)
+        return embeddings + n_layers * per_block + 2 * d + (V if tie_weights else V * (d + 1))"""),
     alternative(COUNT, "collected per layer with integer arithmetic", """
         d, V = d_model, vocab_size
         hidden = d_hidden if d_hidden is not None else 4 * d
