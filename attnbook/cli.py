@@ -82,6 +82,16 @@ def _add_sampling(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cpu", help="cpu, cuda, mps (default cpu)")
 
 
+def _add_count(parser: argparse.ArgumentParser, flag: str, default: int, what: str) -> None:
+    """An option taking an integer >= 1; its help is `what` and the default."""
+    parser.add_argument(
+        flag,
+        type=_number(int, 1, what="an integer >= 1"),
+        default=default,
+        help=f"{what} (default {default})",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="attnbook", description=plain(__doc__),
@@ -92,27 +102,12 @@ def _parser() -> argparse.ArgumentParser:
         verbs.add_parser(verb, help=VERBS[verb], add_help=False)
     sample = verbs.add_parser("sample", help=VERBS["sample"], description=VERBS["sample"])
     _add_sampling(sample)
-    sample.add_argument(
-        "--count",
-        type=_number(int, 1, what="an integer >= 1"),
-        default=10,
-        help="emails to draw (default 10)",
-    )
+    _add_count(sample, "--count", 10, "emails to draw")
     sample.add_argument("--json", action="store_true", help="one JSON object per email")
     evaluate = verbs.add_parser("evaluate", help=VERBS["evaluate"], description=VERBS["evaluate"])
     _add_sampling(evaluate)
-    evaluate.add_argument(
-        "--emails",
-        type=_number(int, 1, what="an integer >= 1"),
-        default=2000,
-        help="held-out emails to score (default 2000)",
-    )
-    evaluate.add_argument(
-        "--samples",
-        type=_number(int, 1, what="an integer >= 1"),
-        default=200,
-        help="emails to sample and judge (default 200)",
-    )
+    _add_count(evaluate, "--emails", 2000, "held-out emails to score")
+    _add_count(evaluate, "--samples", 200, "emails to sample and judge")
     evaluate.add_argument("--out", help="also write the figures to this JSON file")
     return parser
 

@@ -401,12 +401,18 @@ def kit_installed(kit_zip, kit_home, tmp_path_factory) -> Path:
 
 
 # -- the release (scripts/release.py): generated once per session ----------------------------
-def release_module():
-    """scripts/release.py as a fresh module (tests patch its paths and its `generate`)."""
-    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+def script_module(path: str, name: str | None = None):
+    """A file of the repository that is not in a package (``"scripts/release.py"``) loaded
+    as a fresh module, named `name` (default: the file's stem)."""
+    spec = importlib.util.spec_from_file_location(name or Path(path).stem, ROOT / path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def release_module():
+    """scripts/release.py as a fresh module (tests patch its paths and its `generate`)."""
+    return script_module("scripts/release.py")
 
 
 def release_inputs_digest() -> str:

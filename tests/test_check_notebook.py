@@ -3,7 +3,6 @@ points; a failed check prints its hint; notebook 07 runs on its graded budget.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -11,14 +10,10 @@ import sys
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, ROOT, SOLUTIONS, read
+from conftest import NOTEBOOKS, ROOT, SOLUTIONS, read, script_module
 from grader.catalogue import apply_variant, fill_in, load_catalogue, nbgrader_meta
 
-spec = importlib.util.spec_from_file_location(
-    "check_notebook", ROOT / "scripts" / "check_notebook.py"
-)
-check_notebook = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(check_notebook)
+check_notebook = script_module("scripts/check_notebook.py")
 
 NB01 = "01_attention_scores"
 
@@ -262,9 +257,7 @@ def test_the_self_check_passes_the_kits_scan_for_answers():
     """The kit ships this script; what it says about answers must not look like answers."""
     import re
 
-    spec = importlib.util.spec_from_file_location("build_kit", ROOT / "scripts" / "build_kit.py")
-    build_kit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build_kit)
+    build_kit = script_module("scripts/build_kit.py")
     text = (ROOT / "scripts" / "check_notebook.py").read_text()
     found = {
         why: re.findall(p, text) for p, why in build_kit.MARKERS.items() if re.findall(p, text)
@@ -322,12 +315,7 @@ def test_solutions_html_is_an_executed_copy_with_its_figures(tmp_path):
 
 
 def _solutions_html():
-    spec = importlib.util.spec_from_file_location(
-        "solutions_html", ROOT / "scripts" / "solutions_html.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("scripts/solutions_html.py")
 
 
 def test_solutions_html_names_a_notebook_as_make_check_does():

@@ -3,19 +3,16 @@ written once beside the solution: the check's verdict, the key idea, the solutio
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, ROOT, SOLUTIONS, read
+from conftest import NOTEBOOKS, ROOT, SOLUTIONS, read, script_module
 from grader.catalogue import apply_variant, fill_in, load_catalogue, nbgrader_meta
 
-spec = importlib.util.spec_from_file_location("hint", ROOT / "scripts" / "hint.py")
-hint = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(hint)
+hint = script_module("scripts/hint.py")
 
 NB01 = "01_attention_scores"
 SLIP = "divided by d_k instead of sqrt(d_k)"

@@ -5,7 +5,6 @@ source leaves out the grader's loader. The built kit itself: tests/test_kit.py (
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -16,19 +15,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, SOLUTIONS, notebook_names
+from conftest import ROOT, SOLUTIONS, notebook_names, script_module
 from kit import build_kit_module, found_in, solution_lines
 
 KIT = build_kit_module()
 
 
 def installer():
-    spec = importlib.util.spec_from_file_location(
-        "kit_install", ROOT / "scripts" / "kit" / "install.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("scripts/kit/install.py", "kit_install")
 
 
 def small_kit(tree: Path, text: str, where: str) -> Path:

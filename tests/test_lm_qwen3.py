@@ -6,14 +6,13 @@ Every checkpoint here is made on the spot by transformers (or is the committed t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 import torch
-from conftest import ROOT
+from conftest import ROOT, script_module
 
 from attnbook.checks.nb10 import hf_tolerance
 from attnbook.grading import load_reference
@@ -38,12 +37,7 @@ safetensors_torch = pytest.importorskip("safetensors.torch")
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "make_tiny_qwen3", ROOT / "scripts" / "make_tiny_qwen3.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("scripts/make_tiny_qwen3.py")
 
 
 def _hf_model(folder: Path, attention: str = "sdpa"):

@@ -4,17 +4,14 @@ test, TA and instructor tools come with `dev-setup`."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, script_module
 
-spec = importlib.util.spec_from_file_location("torch_source", ROOT / "scripts" / "torch_source.py")
-torch_source = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(torch_source)
+torch_source = script_module("scripts/torch_source.py")
 
 CPU = ["--index-url", torch_source.CPU_INDEX]
 

@@ -230,13 +230,27 @@ def test_an_id_given_in_an_earlier_run_stays_with_its_owner(tmp_path):
     assert list(again.people) == [sid] and not again.collisions  # stable across runs
 
 
-def test_windows_separators_in_a_zip(tmp_path):
-    members = {
-        f"Jane Smith_42_assignsubmission_file_\\{NB}.ipynb": b"{}",
-        f"ana\\sub\\{NB}.ipynb": b"{}",
-    }
-    intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
-    assert sorted(intake.uploads) == [("42", NB), ("ana", NB)]
+@pytest.mark.parametrize(
+    ("members", "students"),
+    [
+        pytest.param(
+            [f"Jane Smith_42_assignsubmission_file_\\{NB}.ipynb", f"ana\\sub\\{NB}.ipynb"],
+            ["42", "ana"],
+            id="windows separators",
+        ),
+        pytest.param(
+            [
+                f"submissions/ada_1000_5000_{NB}.ipynb",
+                f"submissions/Jane Smith_42_assignsubmission_file_/{NB}.ipynb",
+            ],
+            ["1000", "42"],
+            id="a wrapper folder around an LMS download",
+        ),
+    ],
+)
+def test_zip_layouts_that_lms_downloads_come_in(tmp_path, members, students):
+    intake = collect(write_zip(tmp_path / "d.zip", dict.fromkeys(members, b"{}")), [NB])
+    assert sorted(intake.uploads) == [(student, NB) for student in students]
     assert intake.people["42"].name == "Jane Smith"
 
 
@@ -262,15 +276,6 @@ def test_a_zip_member_that_lies_about_its_size_is_refused(tmp_path):
     intake = collect(path, [NB])
     assert "could not be read from the download (BadZipFile" in intake.uploads[("1", NB)].refused
     assert intake.uploads[("2", NB)].data == b"{}"
-
-
-def test_a_wrapper_folder_around_an_lms_download(tmp_path):
-    members = {
-        f"submissions/ada_1000_5000_{NB}.ipynb": b"{}",
-        f"submissions/Jane Smith_42_assignsubmission_file_/{NB}.ipynb": b"{}",
-    }
-    intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
-    assert sorted(intake.uploads) == [("1000", NB), ("42", NB)]
 
 
 def test_printable_escapes_terminal_controls():

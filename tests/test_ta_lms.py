@@ -27,19 +27,7 @@ CANVAS_HEADER = [
     "02 Positions (2002)",
     "Current Score",
 ]
-MOODLE_HEADER = [
-    "Identifier",
-    "Full name",
-    "Email address",
-    "Status",
-    "Grade",
-    "Maximum Grade",
-    "Grade can be changed",
-    "Last modified (submission)",
-    "Last modified (grade)",
-    "Feedback comments",
-    "A column this test made up",
-]
+MOODLE_HEADER = [*lms.MOODLE_WORKSHEET, "A column this test made up"]
 
 
 def _row(score: float, manual: str = "") -> dict:

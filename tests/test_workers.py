@@ -4,10 +4,9 @@ suite runs it the way `make test` does."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 
-from conftest import ROOT, SHARED_SETUPS, worker_group
+from conftest import ROOT, SHARED_SETUPS, script_module, worker_group
 
 
 def test_files_that_share_a_setup_share_a_worker_and_files_stay_whole():
@@ -24,9 +23,7 @@ def test_make_test_and_the_suite_benchmark_run_the_same_workers():
     shown = subprocess.run(
         ["make", "-n", "test", "PYTEST_ARGS=-q"], cwd=ROOT, capture_output=True, text=True
     ).stdout
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench_tests.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = script_module("benchmarks/bench_tests.py", "bench")
     assert " ".join(["-m pytest", *bench.worker_args(2), "-q"]) in shown, shown
     one = subprocess.run(
         ["make", "-n", "test", "PYTEST_WORKERS=1"], cwd=ROOT, capture_output=True, text=True

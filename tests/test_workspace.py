@@ -5,7 +5,6 @@ notebooks/, `make clean` keeps grading data and `make clean-grading` asks first.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import pty
@@ -18,21 +17,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, ROOT
+from conftest import NOTEBOOKS, ROOT, script_module
 
 VENV = ROOT / ".venv"
 NB1 = "01_attention_scores"
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-workspace = _script("workspace")
-check_notebook = _script("check_notebook")
+workspace = script_module("scripts/workspace.py")
+check_notebook = script_module("scripts/check_notebook.py")
 
 
 def make(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
@@ -333,7 +325,7 @@ def test_clean_grading_asks_on_a_terminal(tmp_path, answer, deleted):
 def clone(tmp_path, monkeypatch):
     """scripts/release.py on a small git checkout: notebooks/ committed, a fake nbgrader that
     releases whatever tmp/next holds, no reference answers."""
-    release = _script("release")
+    release = script_module("scripts/release.py")
     root = tmp_path / "clone"
     notebooks = root / "notebooks"
     for name in ("01_a", "02_b"):

@@ -182,39 +182,31 @@ def chain_timing(
 def plot_chain_timing(result: dict) -> Figure:
     """Sequential steps (left), then the measured time of one pass against the chain."""
     fig = Figure(figsize=(9, 3.6))
-    ax_steps, ax_time = fig.subplots(1, 2)
-    ax_steps.plot(
-        result["L"],
-        result["decoder_steps"],
-        "o-",
-        color="tab:blue",
-        label="causal decoder (one per layer)",
+    panels = (
+        (
+            "steps that must wait for the previous one",
+            "Length of the dependency chain",
+            [
+                ("decoder_steps", "o-", "tab:blue", "causal decoder (one per layer)"),
+                ("rnn_steps", "s-", "tab:green", "recurrent layer (one per position)"),
+            ],
+        ),
+        (
+            "time for the batch (ms)",
+            "Same decoder, same arithmetic: measured time",
+            [
+                ("decoder_ms", "o-", "tab:blue", "one forward pass"),
+                ("decoder_chain_ms", "^-", "tab:orange", "L chained steps (cache)"),
+            ],
+        ),
     )
-    ax_steps.plot(
-        result["L"],
-        result["rnn_steps"],
-        "s-",
-        color="tab:green",
-        label="recurrent layer (one per position)",
-    )
-    ax_steps.set_xlabel("sequence length L")
-    ax_steps.set_ylabel("steps that must wait for the previous one")
-    ax_steps.set_title("Length of the dependency chain")
-    ax_steps.legend()
-    ax_time.plot(
-        result["L"], result["decoder_ms"], "o-", color="tab:blue", label="one forward pass"
-    )
-    ax_time.plot(
-        result["L"],
-        result["decoder_chain_ms"],
-        "^-",
-        color="tab:orange",
-        label="L chained steps (cache)",
-    )
-    ax_time.set_xlabel("sequence length L")
-    ax_time.set_ylabel("time for the batch (ms)")
-    ax_time.set_title("Same decoder, same arithmetic: measured time")
-    ax_time.legend()
+    for ax, (ylabel, title, lines) in zip(fig.subplots(1, 2), panels, strict=True):
+        for key, style, color, label in lines:
+            ax.plot(result["L"], result[key], style, color=color, label=label)
+        ax.set_xlabel("sequence length L")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend()
     fig.tight_layout()
     return fig
 

@@ -28,7 +28,6 @@ import contextlib
 import hashlib
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -429,22 +428,6 @@ def _test_group(limits: Limits) -> cgroups.Group | None:
         return None  # the test still runs, under the fork server's own limits
 
 
-def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes | None:
-    """Everything written to `fd` until its writer closes it, or None at the deadline."""
-    chunks, size = list[bytes](), 0
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-
-
 def _test_outcome(job: dict, kernel: StudentKernel, deadline: float) -> tuple[object, object]:
     """One test process for `job`: the outcome it wrote (a dict, unless it wrote nothing
     readable), and the bytes it wrote (None when it ran past the deadline)."""
@@ -463,7 +446,7 @@ def _test_outcome(job: dict, kernel: StudentKernel, deadline: float) -> tuple[ob
         for fd in fds:
             os.close(fd)
     try:
-        data = _read_all(result_r, deadline + GRACE_S)
+        data = wire.read_at_most(result_r, 64 * 1024 * 1024, deadline + GRACE_S)
     finally:
         os.close(result_r)
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -69,6 +69,20 @@ CANVAS_IDENTITY = (
 )
 CANVAS_ASSIGNMENT = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
 MOODLE_COLUMNS = ("Identifier", "Grade", "Maximum Grade")
+#: A grading worksheet's columns as Moodle exports them (the sample class's worksheet; a real
+#: one may have more, fewer, or translated names: the fill needs only MOODLE_COLUMNS).
+MOODLE_WORKSHEET = (
+    "Identifier",
+    "Full name",
+    "Email address",
+    "Status",
+    "Grade",
+    "Maximum Grade",
+    "Grade can be changed",
+    "Last modified (submission)",
+    "Last modified (grade)",
+    "Feedback comments",
+)
 MOODLE_COMMENTS = "Feedback comments"  # absent where the assignment has feedback comments off
 MOODLE_PARTICIPANT = re.compile(r"^\s*\S+\s+(?P<id>\d+)\s*$")  # "Participant 1234567", any language
 
@@ -555,18 +569,7 @@ def write_example_exports(
     moodle = folder / "moodle_grading_worksheet.csv"
     _write_csv(
         moodle,
-        [
-            "Identifier",
-            "Full name",
-            "Email address",
-            "Status",
-            "Grade",
-            "Maximum Grade",
-            "Grade can be changed",
-            "Last modified (submission)",
-            "Last modified (grade)",
-            "Feedback comments",
-        ],
+        list(MOODLE_WORKSHEET),
         [
             [
                 f"Participant {uid}",

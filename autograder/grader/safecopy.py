@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.intake import printable
+from grader.wire import read_at_most
 
 MiB = 1024 * 1024
 
@@ -145,7 +146,7 @@ def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) 
         if info.st_nlink > 1:  # another name of a file, maybe one only this process may read
             result.notes.append(f"{shown}: a hard link ({info.st_nlink} names), not copied")
             return
-        data = _read_at_most(fd, limits.file_bytes)
+        data = read_at_most(fd, limits.file_bytes)
     finally:
         os.close(fd)
     if data is None:
@@ -156,15 +157,3 @@ def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) 
     target.write_bytes(data)
     result.files += 1
     result.bytes += len(data)
-
-
-def _read_at_most(fd: int, limit: int) -> bytes | None:
-    chunks, total = list[bytes](), 0
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        total += len(chunk)
-        if total > limit:
-            return None
-        chunks.append(chunk)

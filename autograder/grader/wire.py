@@ -592,6 +592,24 @@ def parse_frame(body: bytes):
         raise WireError(f"frame is not JSON: {type(err).__name__}: {str(err)[:200]}") from None
 
 
+def read_at_most(fd: int, limit: int, deadline: float | None = None) -> bytes | None:
+    """Everything read from `fd` until its end (its writer closed it), or None once more than
+    `limit` bytes came or, with a `deadline`, when the deadline passes first."""
+    chunks, total = list[bytes](), 0
+    while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+
+
 def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
     chunks, got = [], 0
     while got < n:
