@@ -498,9 +498,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             insert_before("if temperature == 0:", "if generator is None:\n"
                           "    generator = torch.Generator().manual_seed(0)"),
             detects=nb08.HINT_GLOBAL_GENERATOR),
-    mistake(SAMPLE, "torch.Generator() made when none is given (its default seed is fixed)",
-            edit(".manual_seed(0)", ""), detects=nb08.HINT_GLOBAL_GENERATOR,
-            like="a seeded generator made when none is given"),
     alternative(SAMPLE, "inverse CDF with torch.rand", """
         if temperature == 0:
             return logits.argmax(dim=-1)
