@@ -425,8 +425,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], hint="the keys come from their own layer: k = split_heads(self.W_K(x), ...)",
        like="values not projected (raw x split into heads)"),
     mistake(MHA, "values projected with W_K (copy-paste)", edit("x,", "self.W_K(x),"),
-            hint=HINT_VALUES_FROM_W_K,
-            like="values not projected (raw x split into heads)"),
+            hint=HINT_VALUES_FROM_W_K, like="values not projected (raw x split into heads)"),
     mistake(MHA, "a causal mask always applied", [
         edit("q = split", "L = x.shape[1]\n"
              "causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()\n"

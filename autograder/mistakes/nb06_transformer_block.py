@@ -93,8 +93,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     """, hint="the variance is the mean, not the sum, of the squared deviations: divide by d"),
     mistake(NORM, "beta added before scaling by gamma", [
         edit("h - mean) / torch.sqrt(var) + beta", "(h - mean) / torch.sqrt(var + eps) + beta)"),
-    ], hint="finish with gamma * normalised + beta: scale first, then shift",
-       like="no eps at all"),
+    ], hint="finish with gamma * normalised + beta: scale first, then shift", like="no eps at all"),
     mistake(NORM, "calls PyTorch's own layer norm",
             "return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)",
             detects=nb06.HINT_WRITE_IT_YOURSELF),
@@ -193,8 +192,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="the activation is GELU, not ReLU"),
     mistake(MLP, "forward under torch.no_grad() (copied from inference code)",
             replace_line("return self.fc_out(", "with torch.no_grad():\n"
-                         "    return self.fc_out(F.gelu(self.fc_in(x)))"),
-            detects=HINT_KEEP_GRAPH),
+                         "    return self.fc_out(F.gelu(self.fc_in(x)))"), detects=HINT_KEEP_GRAPH),
     mistake(MLP, "no activation", (None, """
         return self.fc_out(self.fc_in(x))"""),
             hint="apply GELU between fc_in and fc_out; without it two linear layers collapse into "
@@ -365,8 +363,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             [replace_line("self.mlp = MLP(d_model, 4 * d_model)",
                           "self.mlp = MLP(d_model, 4 * d_model)\n"
                           "self.scale = nn.Parameter(torch.ones(d_model))"),
-             edit("u + self.mlp", "u + self.scale * self.mlp")],
-            detects=nb06.HINT_ATTRIBUTE_NAMES),
+             edit("u + self.mlp", "u + self.scale * self.mlp")], detects=nb06.HINT_ATTRIBUTE_NAMES),
     mistake(BLOCK, "residual branches scaled by 1/2 (averaged with the input)", (None, """
         u = (h + self.attn(self.ln1(h), rope)) / 2
         return (u + self.mlp(self.ln2(u))) / 2"""),

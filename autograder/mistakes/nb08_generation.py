@@ -149,8 +149,7 @@ MISTAKES, ALTERNATIVES = catalogue([
              "cum = torch.cumsum(sorted_probs, dim=-1)"),
         edit("before >=", "cum >")], detects=nb08.HINT_CROSSING),
     mistake(PROBS, "top-p keeps a token once p is reached exactly (before > top_p)",
-            edit("before >= top_p", "before > top_p"),
-            detects=nb08.HINT_TOP_P_REACHED),
+            edit("before >= top_p", "before > top_p"), detects=nb08.HINT_TOP_P_REACHED),
     mistake(PROBS, "temperature applied to the probabilities", [
         edit("logits / temperature", "logits.clone()"), edit("kth, 0.0", 'kth, float("-inf")'),
         replace_line("probs = torch.softmax(z, dim=-1)",
