@@ -110,8 +110,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SCORES, "divided by d_k instead of sqrt(d_k)", "return Q @ K.T / Q.shape[-1]",
             detects=nb01.HINT_DIVIDED_BY_D_K),
     mistake(SCORES, "scaled by the wrong dimension (sqrt of the number of tokens)",
-            "return Q @ K.T / np.sqrt(Q.shape[0])",
-            detects=nb01.HINT_SCALED_BY_TOKENS),
+            "return Q @ K.T / np.sqrt(Q.shape[0])", detects=nb01.HINT_SCALED_BY_TOKENS),
     mistake(SCORES, "scores transposed (K Q^T: rows are keys)",
             "return K @ Q.T / np.sqrt(Q.shape[-1])",
             hint="row l of S belongs to query l: S = Q @ K.T / sqrt(d_k)"),
@@ -196,8 +195,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(SCORES, "np.matrix product",
                 "return np.asmatrix(Q) * np.asmatrix(K).T / np.sqrt(Q.shape[1])"),
     # -- softmax_rows ------------------------------------------------------------------------------
-    mistake(SOFTMAX, "softmax over the wrong axis",
-            edit("=-1", "=0", count=2),
+    mistake(SOFTMAX, "softmax over the wrong axis", edit("=-1", "=0", count=2),
             detects=nb01.HINT_SOFTMAX_AXIS, like="NaN for a row of -inf"),
     mistake(SOFTMAX, "overflows on large scores (no max subtraction)", edit("S - S.max()", "S"),
             detects=nb01.HINT_STABLE, like="global maximum instead of each row's"),
@@ -249,11 +247,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SOFTMAX, "float32 and softmax over the wrong axis", edit("=-1", "=0"),
             detects=nb01.HINT_SOFTMAX_AXIS, like="float32 torch.Tensor computation"),
     mistake(SOFTMAX, "each row shifted by its maximum, then divided by the column sums",
-            edit("e.sum(axis=-1", "e.sum(axis=0"),
-            hint=HINT_REDUCE_OVER_LAST_AXIS),
+            edit("e.sum(axis=-1", "e.sum(axis=0"), hint=HINT_REDUCE_OVER_LAST_AXIS),
     mistake(SOFTMAX, "maximum over axis=1 (right only for 2-D input)",
-            edit("S.max(axis=-", "S.max(axis="),
-            hint=HINT_REDUCE_OVER_LAST_AXIS),
+            edit("S.max(axis=-", "S.max(axis="), hint=HINT_REDUCE_OVER_LAST_AXIS),
     mistake(SOFTMAX, "log-softmax returned", [
         replace_line("return np.divide(e,",
                      'with np.errstate(divide="ignore"):\n'
@@ -394,8 +390,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("Y, A", "Y, score_matrix(Q, K)"),
             hint="return the softmax weights A (each row sums to 1), not the scores"),
     mistake(ATTENTION, "keys used as values (A @ K)", edit("A.T @ V", "A @ K"),
-            hint="Y = A @ V: the output mixes the values, not the keys",
-            like="weights transposed"),
+            hint="Y = A @ V: the output mixes the values, not the keys", like="weights transposed"),
     mistake(ATTENTION, "queries matched against themselves (score_matrix(Q, Q))", """
         A = softmax_rows(score_matrix(Q, Q))
         return A @ V, A""", hint="the scores compare the queries against the keys: score_matrix(Q, "

@@ -42,8 +42,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(TABLE, "positions starting at 1", edit("L, dtype=np.float64", "1, L + 1"),
             hint="positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)"),
     mistake(TABLE, "positive exponent (10000^(+2i/d))",
-            [edit(", dtype=np.float64", ""), edit("-", "")],
-            hint=HINT_POSITIVE_EXPONENT_10000),
+            [edit(", dtype=np.float64", ""), edit("-", "")], hint=HINT_POSITIVE_EXPONENT_10000),
     mistake(TABLE, "exponent 4i/d: the step of 2 counted twice", [
         replace_line("w = 10000.0 ** (np.arange(0, d, 2) / d)",
                      "i = np.arange(0, d, 2)\nw = 1.0 / 10000.0 ** (2 * i / d)"),
@@ -139,8 +138,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         l = torch.arange(L, dtype=torch.float64)[:, None]
         w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         return torch.stack([torch.sin(l * w), torch.cos(l * w)], dim=-1).reshape(L, d)"""),
-    alternative(TABLE, "torch float32 as the Annotated Transformer writes it, cast to float64",
-                """
+    alternative(TABLE, "torch float32 as the Annotated Transformer writes it, cast to float64", """
         import math
         import torch
         pe = torch.zeros(L, d)
@@ -190,8 +188,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return E[token_ids] + P[token_ids]",
             hint="the position vector of token number l is P[l], whatever the token is: add P[:L], "
                  "not P[token_ids]"),
-    mistake(EMBED, "positions starting at 1", edit(":L", "1:L + 1"),
-            hint=HINT_EMBED_FROM_1),
+    mistake(EMBED, "positions starting at 1", edit(":L", "1:L + 1"), hint=HINT_EMBED_FROM_1),
     mistake(EMBED, "embedding and position concatenated", """
         L = len(token_ids)
         return np.concatenate([E[token_ids], P[:L]], axis=1)""", detects=nb02.HINT_EMBED_SHAPE),
@@ -306,8 +303,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "                                       [-np.sin(w[i]), np.cos(w[i])]]"),
     ], hint=HINT_SHIFT_USE_K),
     mistake(SHIFT, "minus sign missing: [[cos, sin], [sin, cos]]",
-            edit("s, c], [-c, s", "c, s], [s, c"),
-            detects=nb02.HINT_BLOCK,
+            edit("s, c], [-c, s", "c, s], [s, c"), detects=nb02.HINT_BLOCK,
             like="sin and cos swapped in the block: [[sin, cos], [-cos, sin]]"),
     mistake(SHIFT, "sin and cos swapped in the block: [[sin, cos], [-cos, sin]]", [
         edit("2 * np.arange", "np.arange"), edit("c, s], [-s, c", "s, c], [-c, s"),
@@ -336,8 +332,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("2 * i:2 * i + 2, 2 * i:2 * i", "j:j + 2, j:j"),
     ], detects=nb02.HINT_PAIR_EXPONENT,
             like="an integer matrix (cos and sin truncated to whole numbers)"),
-    mistake(SHIFT, "the identity whatever k is", "return np.eye(d)",
-            hint=HINT_SHIFT_USE_K),
+    mistake(SHIFT, "the identity whatever k is", "return np.eye(d)", hint=HINT_SHIFT_USE_K),
     mistake(SHIFT, "the last block left zero (a loop over range(d // 2 - 1))", [
         edit(", dtype=int", ""), edit("):", " - 1):"),
     ], hint=HINT_LAST_PAIR_LEFT_ZERO,

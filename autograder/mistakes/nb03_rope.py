@@ -212,8 +212,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb03.HINT_PAIR_EXPONENT,
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "rotated by -l * theta (the wrong direction)",
-            [edit("positions", "-positions"), edit("-X", "X")],
-            detects=nb03.HINT_DIRECTION,
+            [edit("positions", "-positions"), edit("-X", "X")], detects=nb03.HINT_DIRECTION,
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "one frequency for all pairs", [
         edit("rope_frequencies(X.shape[-1], base", "np.ones(X.shape[-1] // 2"), edit("-X", "X"),
@@ -317,11 +316,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ROPE, "positions made relative to the first token",
             edit("-positions", "(positions - positions[0])"),
             hint="turn token l by its absolute position positions[l]; the offset s - l appears in "
-                 "the score q~ . k~ by itself",
-            like="rotated by -l * theta (the wrong direction)"),
+                 "the score q~ . k~ by itself", like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "plus sign in the first component (x_2i * cos + x_2i+1 * sin)",
-            [edit("= -", "= "), edit("c -", "c +")],
-            hint=HINT_SIGN_TYPO_SECOND_COMPONENT,
+            [edit("= -", "= "), edit("c -", "c +")], hint=HINT_SIGN_TYPO_SECOND_COMPONENT,
             like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "Hugging Face's frequency layout (theta repeated as a block), consecutive pairs",
             """
@@ -436,8 +433,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             'answer_shifted_score = "A"', detects=WHY),
     mistake("answer_rotate_values", "thinks an unchanged weight gives an unchanged output",
             'answer_rotate_values = "B"', detects=WHY),
-    mistake("answer_rope_angles", "adds the two angles", 'answer_rope_angles = "C"',
-            detects=WHY),
+    mistake("answer_rope_angles", "adds the two angles", 'answer_rope_angles = "C"', detects=WHY),
     mistake("answer_rope_angles", "takes the key's own angle", edit("B", "A"), detects=WHY),
     mistake("answer_half_split", "thinks the layouts differ in substance",
             'answer_half_split = "B"', detects=WHY),

@@ -88,8 +88,7 @@ MISTAKES, ALTERNATIVES = catalogue([
              delete("S = np.where(allowed,")], detects=nb04.HINT_AFTER,
             like="large finite negative number leaves a fully masked row uniform"),
     mistake(MASKED, "large finite negative number leaves a fully masked row uniform",
-            edit("np.inf", "1e9"),
-            hint=HINT_FINITE_NEG, like="NaN for a row with no allowed key"),
+            edit("np.inf", "1e9"), hint=HINT_FINITE_NEG, like="NaN for a row with no allowed key"),
     mistake(MASKED, "blocked scores set to -100, which leaves them a tiny weight",
             edit("S, -np.inf)", "S, -100.0)"), detects=nb04.HINT_MASK_BEFORE_SOFTMAX),
     mistake(MASKED, "NaN for a row with no allowed key", [
@@ -191,8 +190,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASKED, "Y returned transposed",
             edit("return A @ V, A", "return np.swapaxes(A @ V, -1, -2), A"),
             detects=nb04.HINT_Y_SHAPE),
-    mistake(MASKED, "row maximum over blocked keys too, then zeroed and renormalised",
-            """
+    mistake(MASKED, "row maximum over blocked keys too, then zeroed and renormalised", """
         S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
         S = S - S.max(axis=-1, keepdims=True)
         e = np.exp(S) * allowed
@@ -335,8 +333,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb04.HINT_KV_SHARED),
     # -- padding_mask ------------------------------------------------------------------------------
     mistake(PADDING, "lengths off by one (position <= length)",
-            "return np.arange(L)[None, :] <= lengths[:, None]",
-            hint=HINT_LENGTHS_OFF_ONE),
+            "return np.arange(L)[None, :] <= lengths[:, None]", hint=HINT_LENGTHS_OFF_ONE),
     mistake(PADDING, "True and False swapped (True marks the padding)",
             "return np.arange(L)[None, :] >= lengths[:, None]",
             hint="True marks a real token, which may be attended to; padding is False"),
@@ -346,8 +343,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(PADDING, "shape (L, B)", "return np.arange(L)[:, None] < lengths[None, :]",
             detects=nb04.HINT_PADDING_SHAPE),
     mistake(PADDING, "lengths off by one (position < length - 1)",
-            "return np.arange(L)[None, :] < lengths[:, None] - 1",
-            hint=HINT_LENGTHS_OFF_ONE),
+            "return np.arange(L)[None, :] < lengths[:, None] - 1", hint=HINT_LENGTHS_OFF_ONE),
     mistake(PADDING, "0/1 integers",
             "return (np.arange(L)[None, :] < lengths[:, None]).astype(int)",
             detects=nb04.HINT_BOOL),
@@ -522,8 +518,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake("answer_mask_order", "thinks masking after the softmax is the same",
             'answer_mask_order = "B"', detects=WHY),
     mistake("answer_padding_side", "thinks the causal mask hides left pads",
-            'answer_padding_side = "A"',
-            detects=WHY),
+            'answer_padding_side = "A"', detects=WHY),
     mistake("answer_loss_mask", "thinks pads have zero loss", edit("B", "C"), detects=WHY),
     mistake("answer_encoder_decoder", "thinks next-word prediction may read both sides",
             edit("A", "B"), detects=WHY),

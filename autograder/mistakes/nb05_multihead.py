@@ -14,9 +14,6 @@ HINT_SPLIT = ("reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positi
               "view it as (B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)")
 HINT_MERGE = ("merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), "
               "then .reshape(B, L, h * d_k) puts head 0's features first")
-HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection mixes the heads"
-HINT_SCALED_BY_D_MODEL = ("each head's scores are q.k over d_k = d_model / n_heads features: "
-                          "divide by sqrt(d_k), not sqrt(d_model)")
 HINT_VALUES_FROM_W_K = "the values come from their own layer: v = split_heads(self.W_V(x), ...)"
 
 
@@ -387,14 +384,16 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MHA, "forgot W_O", [
         delete("x = x.transpose(0, 1)"), edit("y =", "return"),
         delete("return self.W_O(y).transpose(0, 1)"),
-    ], hint=HINT_FORGOT_W_O, like="sequence-first: x.transpose(0, 1) before the heads"),
+    ], hint="finish with self.W_O(merge_heads(...)): the output projection mixes the heads",
+       like="sequence-first: x.transpose(0, 1) before the heads"),
     mistake(MHA, "scaled by d_model instead of d_k", [
         replace_line("y = scaled_dot_product_attention(q, k, v, allowed)",
                      "scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)\n"
                      "if allowed is not None:\n"
                      '    scores = scores.masked_fill(~allowed, float("-inf"))\n'
                      "y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v"),
-    ], hint=HINT_SCALED_BY_D_MODEL),
+    ], hint="each head's scores are q.k over d_k = d_model / n_heads features: divide by "
+            "sqrt(d_k), not sqrt(d_model)"),
     mistake(MHA, "split by reshaping without the transpose", [
         edit("q = split", "B, L, _ = x.shape\nq = split"), edit("split_heads(", "", count=3),
         edit("(x), self.n_heads)", "(x).reshape(B, self.n_heads, L, self.d_k)", count=3),
@@ -426,8 +425,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], hint="the keys come from their own layer: k = split_heads(self.W_K(x), ...)",
        like="values not projected (raw x split into heads)"),
     mistake(MHA, "values projected with W_K (copy-paste)", edit("x,", "self.W_K(x),"),
-            hint=HINT_VALUES_FROM_W_K,
-            like="values not projected (raw x split into heads)"),
+            hint=HINT_VALUES_FROM_W_K, like="values not projected (raw x split into heads)"),
     mistake(MHA, "a causal mask always applied", [
         edit("q = split", "L = x.shape[1]\n"
              "causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()\n"
@@ -448,22 +446,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MHA, "W_O applied to the values before attending", [
         edit("W_V(x)", "W_O(self.W_V(x))"), replace_line("return", "return merge_heads(y)"),
     ], hint="the output projection W_O comes last, applied to the merged heads"),
-    mistake(MHA, "forgot W_O, preallocated torch.zeros output", [
-        edit(")  # (B, h, L, d_k)", ")"), edit("self.W_O(out)", "out"),
-    ], hint=HINT_FORGOT_W_O, like="preallocated torch.zeros output filled head by head"),
-    mistake(MHA, "sqrt(d_model) scale, attention weights in torch.zeros", (None, """
-        B, L, _ = x.shape
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        weights = torch.zeros(B, self.n_heads, L, L)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
-        if allowed is not None:
-            scores = scores.masked_fill(~allowed, float("-inf"))
-        weights[:] = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return self.W_O(merge_heads(weights @ v))"""), hint=HINT_SCALED_BY_D_MODEL),
-    mistake(MHA, "heads merged without the transpose into a torch.zeros buffer", [
-        edit("q = split", "B, L, _ = x.shape\nout = torch.zeros(B, L, self.d_model)\nq = split"),
-        replace_line("return", "out[:] = y.reshape(B, L, self.d_model)\nreturn self.W_O(out)"),
-    ], hint=HINT_MERGE),
     mistake(MHA, "F.dropout on the weights (training=True by default)", [
         replace_line("return self.W_O(merge_heads(weights @ v)), weights",
                      "weights = F.dropout(weights, 0.1)\n"
@@ -558,12 +540,9 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "self.W_O = nn.Linear(d_model, d_model)\n"
                      "self.dropout = nn.Dropout(p=0.0)\n"
                      "self.scale = 1.0 / math.sqrt(self.d_k)"),
-        replace_line("weights = torch.zeros(B, self.n_heads, L, L)",
-                     "scores = (q @ k.transpose(-2, -1)) * self.scale"),
-        delete("scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)"),
-        replace_line("weights[:] = torch.nan_to_num",
-                     "weights = self.dropout(torch.nan_to_num(torch.softmax(scores, dim=-1)))"),
-    ], like="sqrt(d_model) scale, attention weights in torch.zeros"),
+        edit("/ math.sqrt(self.d_model)", "* self.scale"),
+        edit("y = torch.nan_to_num(", "y = self.dropout(torch.nan_to_num("), edit(") @", ")) @"),
+    ], like="scaled by d_model instead of d_k"),
     alternative(MHA, "a float32 scale buffer and a cached bool buffer", ("""
         self.W_Q = nn.Linear(d_model, d_model)
         self.W_K = nn.Linear(d_model, d_model)
@@ -688,10 +667,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         merged.copy_(merge_heads(weights @ v))
         return self.W_O(merged)""")),
     alternative(MHA, "float32 buffer cast back with .to(x.dtype)", [
+        delete("return self.W_O(out)"), delete("out[:, :, r * self.d_k:(r + 1) * self.d_k] = y"),
         replace_line("for r in range(self.n_heads):",
                      "out += merge_heads(y)\nreturn self.W_O(out.to(x.dtype))"),
-        delete("out[:, :, r * self.d_k:(r + 1) * self.d_k] = y[:, r]"), delete("return out"),
-    ], like="forgot W_O, preallocated torch.zeros output"),
+    ], like="preallocated torch.zeros output filled head by head"),
     alternative(MHA, "output built in a python list, torch.tensor(0.) start", (None, """
         q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
         y = scaled_dot_product_attention(q, k, v, allowed)

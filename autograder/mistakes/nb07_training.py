@@ -682,8 +682,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="the head's values are W_V's OUTPUT, its columns cols: a forward hook's third "
                  "argument, not the input it reads"),
     mistake(ABLATE, "mean: one number over the rows, positions and columns",
-            edit("y[..., cols].mean(dim=(0, 1))", "y[..., cols].mean()"),
-            hint=HINT_MEAN_AXES),
+            edit("y[..., cols].mean(dim=(0, 1))", "y[..., cols].mean()"), hint=HINT_MEAN_AXES),
     mistake(ABLATE, "probabilities instead of log-probabilities",
             edit("return ablated - clean", "return ablated.exp() - clean.exp()"),
             hint="compare LOG-probabilities (torch.log_softmax over the vocabulary), not "
@@ -691,14 +690,11 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ABLATE, "hooks never removed", [
         delete("while handles:"), delete("handles.pop().remove()")], detects=nb07.HINT_HOOKS_LEFT),
     mistake(ABLATE, "mean: each row's own average",
-            edit("mean(dim=(0, 1))", "mean(dim=1, keepdim=True)"),
-            hint=HINT_MEAN_OVER_ALL),
+            edit("mean(dim=(0, 1))", "mean(dim=1, keepdim=True)"), hint=HINT_MEAN_OVER_ALL),
     mistake(ABLATE, "mean: the average over the rows at each position",
-            edit("mean(dim=(0, 1))", "mean(dim=0, keepdim=True)"),
-            hint=HINT_MEAN_OVER_ALL),
+            edit("mean(dim=(0, 1))", "mean(dim=0, keepdim=True)"), hint=HINT_MEAN_OVER_ALL),
     mistake(ABLATE, "mean: the head's columns averaged at each position",
-            edit("mean(dim=(0, 1))", "mean(dim=-1, keepdim=True)"),
-            hint=HINT_MEAN_AXES),
+            edit("mean(dim=(0, 1))", "mean(dim=-1, keepdim=True)"), hint=HINT_MEAN_AXES),
     mistake(ABLATE, "mean: the values averaged, not the output",
             edit("y[..., cols] = y[..., cols].mean(dim=(0, 1))",
                  'y[..., cols] = values["v"].mean(dim=(0, 1))'),
@@ -746,8 +742,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             clean = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
             scores = torch.log_softmax(edited(ids)[:, :-1], dim=-1)
             ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
-        return ablated - clean""",
-            hint=HINT_BIAS_LEFT),
+        return ablated - clean""", hint=HINT_BIAS_LEFT),
     mistake(ABLATE, "uniform: W_Q's weight rows zeroed in a copy, its bias left", [
         edit("attn.W_V.weight[cols] = 0.0  # the bias left", "attn.W_O.weight[:, cols] = 0.0"),
         edit("attn.W_Q.weight[cols] = 0.0", "attn.W_Q.weight[cols] = 0.0  # the bias left"),
@@ -771,8 +766,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb07.HINT_NOTHING_ABLATED),
     mistake(ABLATE, "the columns of the next head",
             edit("slice(head * d_k, (head + 1) * d_k)",
-                 "slice((head + 1) * d_k, (head + 2) * d_k)"),
-            detects=nb07.HINT_HEAD_COLUMNS),
+                 "slice((head + 1) * d_k, (head + 2) * d_k)"), detects=nb07.HINT_HEAD_COLUMNS),
     mistake(ABLATE, "the head ablated in every block", [
         delete("attn.W_O.register_forward_pre_hook(ablate)"),
         replace_line("attn.W_V.register_forward_hook(keep_values)",

@@ -149,8 +149,7 @@ MISTAKES, ALTERNATIVES = catalogue([
              "cum = torch.cumsum(sorted_probs, dim=-1)"),
         edit("before >=", "cum >")], detects=nb08.HINT_CROSSING),
     mistake(PROBS, "top-p keeps a token once p is reached exactly (before > top_p)",
-            edit("before >= top_p", "before > top_p"),
-            detects=nb08.HINT_TOP_P_REACHED),
+            edit("before >= top_p", "before > top_p"), detects=nb08.HINT_TOP_P_REACHED),
     mistake(PROBS, "temperature applied to the probabilities", [
         edit("logits / temperature", "logits.clone()"), edit("kth, 0.0", 'kth, float("-inf")'),
         replace_line("probs = torch.softmax(z, dim=-1)",
@@ -498,9 +497,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             insert_before("if temperature == 0:", "if generator is None:\n"
                           "    generator = torch.Generator().manual_seed(0)"),
             detects=nb08.HINT_GLOBAL_GENERATOR),
-    mistake(SAMPLE, "torch.Generator() made when none is given (its default seed is fixed)",
-            edit(".manual_seed(0)", ""), detects=nb08.HINT_GLOBAL_GENERATOR,
-            like="a seeded generator made when none is given"),
     alternative(SAMPLE, "inverse CDF with torch.rand", """
         if temperature == 0:
             return logits.argmax(dim=-1)

@@ -85,8 +85,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RMS, "eps left out", edit(" + eps", ""), detects=nb10.HINT_RMS_ZERO_TOKEN),
     mistake(RMS, "returns a numpy array", edit("return gamma * h / torch.sqrt(mean_square + eps)",
                                                "return (gamma * h / torch.sqrt(mean_square + eps)"
-                                               ").numpy()"),
-            detects=nb10.HINT_TENSOR_RESULT),
+                                               ").numpy()"), detects=nb10.HINT_TENSOR_RESULT),
     alternative(RMS, "rsqrt and pow",
                 "return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps) * gamma"),
     alternative(RMS, "the vector norm divided by sqrt(d)", """
@@ -322,8 +321,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="return bytes; divide by 1024 only when printing KiB"),
     mistake(CACHE_BYTES, "returned in a list",
             edit("return per_token * length * bytes_per_value",
-                 "return [per_token * length * bytes_per_value]"),
-            detects=nb10.HINT_KV_NUMBER),
+                 "return [per_token * length * bytes_per_value]"), detects=nb10.HINT_KV_NUMBER),
     alternative(CACHE_BYTES, "math.prod",
                 "return math.prod([2, n_layers, n_kv_heads, d_k, length, bytes_per_value])"),
     alternative(CACHE_BYTES, "layer by layer", """
@@ -392,8 +390,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="new query i sits at position T + i (positions count from 0): allowed[i, j] = j "
                  "<= T + i"),
     mistake(BLOCK, "the keys not rotated", edit("k = rotate_pairs(self.k_norm(k), *rope)",
-                                                "k = self.k_norm(k)"),
-            hint=HINT_NO_ROPE),
+                                                "k = self.k_norm(k)"), hint=HINT_NO_ROPE),
     mistake(BLOCK, "norm1 and norm2 swapped", [
         edit("= self.norm1", "= self.norm2"), edit("(self.norm2", "(self.norm1"),
     ], hint="norm1 before the attention, norm2 before the MLP"),
@@ -429,8 +426,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb10.HINT_QK_NORM_SHAPE),
     mistake(BLOCK, "the MLP 4 d_model wide (notebook 06's habit)", edit("d_hidden", "4 * d_model"),
             detects=nb10.HINT_MLP_SHAPE),
-    mistake(BLOCK, "returns only the output", edit(", (k, v)", ""),
-            detects=nb10.HINT_BLOCK_PAIR),
+    mistake(BLOCK, "returns only the output", edit(", (k, v)", ""), detects=nb10.HINT_BLOCK_PAIR),
     mistake(BLOCK, "adds into h in place", [
         replace_line("u = h + self.W_O(y.transpose",
                      "u = h\n"
@@ -548,8 +544,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"),
             hint="no sqrt(d_model) factor in Qwen3: H0 = E[w]"),
     mistake(DECODER, "the RoPE tables not sliced to L",
-            edit("[:L], self.rope_sin[:L]", ", self.rope_sin"),
-            detects=nb10.HINT_SIZE_MISMATCH),
+            edit("[:L], self.rope_sin[:L]", ", self.rope_sin"), detects=nb10.HINT_SIZE_MISMATCH),
     mistake(DECODER, "the eps argument not passed on", [edit(", eps)", ")"), edit(", eps=eps", "")],
             detects=nb10.HINT_DECODER_EPS),
     mistake(DECODER, "the last block skipped", edit("self.blocks:", "self.blocks[:-1]:"),
@@ -567,12 +562,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODER, "the head a function of the embedding, not a module",
             edit("self.head = nn.Linear(d_model, vocab_size, bias=False)",
                  "self.head = lambda x: x @ self.embed.weight.T"), detects=nb10.HINT_TIED),
-    mistake(DECODER, "the embedding named tok_embed",
-            edit("self.embed", "self.tok_embed", count=3),
+    mistake(DECODER, "the embedding named tok_embed", edit("self.embed", "self.tok_embed", count=3),
             detects=nb10.HINT_EMBEDDING_MISSING),
     mistake(DECODER, "the final norm named final_norm",
-            edit("self.norm", "self.final_norm", count=2),
-            detects=nb10.HINT_FINAL_NORM_MISSING),
+            edit("self.norm", "self.final_norm", count=2), detects=nb10.HINT_FINAL_NORM_MISSING),
     mistake(DECODER, "an extra persistent buffer (a mask) that the checkpoint lacks", replace_line(
         "self.embed = nn.Embedding(vocab_size, d_model)",
         "self.embed = nn.Embedding(vocab_size, d_model)\n"

@@ -1581,94 +1581,8 @@ class _slip_MultiHeadAttention_16(nn.Module):
         y = scaled_dot_product_attention(q, k, v, allowed)
         return merge_heads(y)
 
-# MultiHeadAttention: forgot W_O, preallocated torch.zeros output
-class _slip_MultiHeadAttention_17(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        d_model = require_integer('d_model', d_model, 1, '(the model width)')
-        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
-        if d_model % n_heads:
-            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
-        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
-        self.W_Q = nn.Linear(d_model, d_model)
-        self.W_K = nn.Linear(d_model, d_model)
-        self.W_V = nn.Linear(d_model, d_model)
-        self.W_O = nn.Linear(d_model, d_model)
-
-    def forward(self, x, allowed=None):
-        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
-        require_ndim('x', x, 3, '(B, L, d_model)')
-        if x.shape[-1] != self.d_model:
-            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
-        B, L, _ = x.shape
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        y = scaled_dot_product_attention(q, k, v, allowed)
-        out = torch.zeros(B, L, self.d_model)
-        for r in range(self.n_heads):
-            out[:, :, r * self.d_k:(r + 1) * self.d_k] = y[:, r]
-        return out
-
-# MultiHeadAttention: sqrt(d_model) scale, attention weights in torch.zeros
-class _slip_MultiHeadAttention_18(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        d_model = require_integer('d_model', d_model, 1, '(the model width)')
-        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
-        if d_model % n_heads:
-            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
-        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
-        self.W_Q = nn.Linear(d_model, d_model)
-        self.W_K = nn.Linear(d_model, d_model)
-        self.W_V = nn.Linear(d_model, d_model)
-        self.W_O = nn.Linear(d_model, d_model)
-
-    def forward(self, x, allowed=None):
-        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
-        require_ndim('x', x, 3, '(B, L, d_model)')
-        if x.shape[-1] != self.d_model:
-            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
-        B, L, _ = x.shape
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        weights = torch.zeros(B, self.n_heads, L, L)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
-        if allowed is not None:
-            scores = scores.masked_fill(~allowed, float('-inf'))
-        weights[:] = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return self.W_O(merge_heads(weights @ v))
-
-# MultiHeadAttention: heads merged without the transpose into a torch.zeros buffer
-class _slip_MultiHeadAttention_19(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        d_model = require_integer('d_model', d_model, 1, '(the model width)')
-        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
-        if d_model % n_heads:
-            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
-        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
-        self.W_Q = nn.Linear(d_model, d_model)
-        self.W_K = nn.Linear(d_model, d_model)
-        self.W_V = nn.Linear(d_model, d_model)
-        self.W_O = nn.Linear(d_model, d_model)
-
-    def forward(self, x, allowed=None):
-        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
-        require_ndim('x', x, 3, '(B, L, d_model)')
-        if x.shape[-1] != self.d_model:
-            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
-        B, L, _ = x.shape
-        out = torch.zeros(B, L, self.d_model)
-        q = split_heads(self.W_Q(x), self.n_heads)
-        k = split_heads(self.W_K(x), self.n_heads)
-        v = split_heads(self.W_V(x), self.n_heads)
-        y = scaled_dot_product_attention(q, k, v, allowed)
-        out[:] = y.reshape(B, L, self.d_model)
-        return self.W_O(out)
-
 # MultiHeadAttention: F.dropout on the weights (training=True by default)
-class _slip_MultiHeadAttention_20(nn.Module):
+class _slip_MultiHeadAttention_17(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1698,7 +1612,7 @@ class _slip_MultiHeadAttention_20(nn.Module):
         return self.W_O(merge_heads(weights @ v))
 
 # MultiHeadAttention: x @ W.weight (the nn.Linear weight not transposed)
-class _slip_MultiHeadAttention_21(nn.Module):
+class _slip_MultiHeadAttention_18(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1724,7 +1638,7 @@ class _slip_MultiHeadAttention_21(nn.Module):
         return merge_heads(y) @ self.W_O.weight + self.W_O.bias
 
 # MultiHeadAttention: two heads hard-coded in forward
-class _slip_MultiHeadAttention_22(nn.Module):
+class _slip_MultiHeadAttention_19(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1749,7 +1663,7 @@ class _slip_MultiHeadAttention_22(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: queries pre-scaled, then scaled again by the attention
-class _slip_MultiHeadAttention_23(nn.Module):
+class _slip_MultiHeadAttention_20(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1774,7 +1688,7 @@ class _slip_MultiHeadAttention_23(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: returns (output, weights)
-class _slip_MultiHeadAttention_24(nn.Module):
+class _slip_MultiHeadAttention_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1803,7 +1717,7 @@ class _slip_MultiHeadAttention_24(nn.Module):
         return (self.W_O(merge_heads(weights @ v)), weights)
 
 # MultiHeadAttention: mask unsqueezed for the heads even when it has them
-class _slip_MultiHeadAttention_25(nn.Module):
+class _slip_MultiHeadAttention_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1830,7 +1744,7 @@ class _slip_MultiHeadAttention_25(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values not projected (raw x split into heads)
-class _slip_MultiHeadAttention_26(nn.Module):
+class _slip_MultiHeadAttention_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1855,7 +1769,7 @@ class _slip_MultiHeadAttention_26(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: sequence-first: x.transpose(0, 1) before the heads
-class _slip_MultiHeadAttention_27(nn.Module):
+class _slip_MultiHeadAttention_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1882,7 +1796,7 @@ class _slip_MultiHeadAttention_27(nn.Module):
         return self.W_O(y).transpose(0, 1)
 
 # MultiHeadAttention: output projection W_O applied twice
-class _slip_MultiHeadAttention_28(nn.Module):
+class _slip_MultiHeadAttention_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1907,7 +1821,7 @@ class _slip_MultiHeadAttention_28(nn.Module):
         return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
 
 # MultiHeadAttention: forward without return
-class _slip_MultiHeadAttention_29(nn.Module):
+class _slip_MultiHeadAttention_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -2005,18 +1919,15 @@ SLIPS = {
         ('split into d_k heads of width n_heads', 'split_heads(..., self.n_heads): n_heads heads of width d_k', _slip_MultiHeadAttention_14),
         ('one Linear shared by W_Q, W_K and W_V', 'exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters', _slip_MultiHeadAttention_15),
         ('W_O applied to the values before attending', 'the output projection W_O comes last, applied to the merged heads', _slip_MultiHeadAttention_16),
-        ('forgot W_O, preallocated torch.zeros output', 'finish with self.W_O(merge_heads(...)): the output projection mixes the heads', _slip_MultiHeadAttention_17),
-        ('sqrt(d_model) scale, attention weights in torch.zeros', "each head's scores are q.k over d_k = d_model / n_heads features: divide by sqrt(d_k), not sqrt(d_model)", _slip_MultiHeadAttention_18),
-        ('heads merged without the transpose into a torch.zeros buffer', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_MultiHeadAttention_19),
-        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_20),
-        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_21),
-        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_22),
-        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_23),
-        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_24),
-        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_25),
-        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_26),
-        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_27),
-        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_28),
-        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_29),
+        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_17),
+        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_18),
+        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_19),
+        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_20),
+        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_21),
+        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_22),
+        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_23),
+        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_24),
+        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_25),
+        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_26),
     ],
 }

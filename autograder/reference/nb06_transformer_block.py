@@ -632,23 +632,8 @@ class _slip_MLP_12(nn.Module):
         require_last_axis('x', x, self.d_model, 'd_model')
         return self.fc_out(F.gelu(self.fc_in(x)))
 
-# MLP: ReLU as torch.maximum with a torch.zeros floor
-class _slip_MLP_13(nn.Module):
-
-    def __init__(self, d_model, d_hidden):
-        super().__init__()
-        self.d_model = d_model
-        self.fc_in = nn.Linear(d_model, d_hidden)
-        self.fc_out = nn.Linear(d_hidden, d_model)
-
-    def forward(self, x):
-        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
-        require_last_axis('x', x, self.d_model, 'd_model')
-        a = self.fc_in(x)
-        return self.fc_out(torch.maximum(a, torch.zeros(a.shape)))
-
 # MLP: F.dropout on the hidden layer (training=True by default)
-class _slip_MLP_14(nn.Module):
+class _slip_MLP_13(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -662,7 +647,7 @@ class _slip_MLP_14(nn.Module):
         return self.fc_out(F.dropout(F.gelu(self.fc_in(x)), 0.1))
 
 # MLP: hidden width 4 * d_model written in (d_hidden ignored)
-class _slip_MLP_15(nn.Module):
+class _slip_MLP_14(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -676,7 +661,7 @@ class _slip_MLP_15(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(x)))
 
 # MLP: a LayerNorm inside the MLP
-class _slip_MLP_16(nn.Module):
+class _slip_MLP_15(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -690,7 +675,7 @@ class _slip_MLP_16(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(F.layer_norm(x, (self.d_model,)))))
 
 # MLP: tokens flattened and not reshaped back
-class _slip_MLP_17(nn.Module):
+class _slip_MLP_16(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -704,7 +689,7 @@ class _slip_MLP_17(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(x.reshape(-1, self.d_model))))
 
 # MLP: forward without return
-class _slip_MLP_18(nn.Module):
+class _slip_MLP_17(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -1093,27 +1078,8 @@ class _slip_PreNormBlock_20(nn.Module):
         u = h + self.attn(self.ln1(h), rope)
         return u + self.scale * self.mlp(self.ln2(u))
 
-# PreNormBlock: missing residual around the MLP, torch.zeros buffer
-class _slip_PreNormBlock_21(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.d_model = d_model
-        self.ln1 = nn.LayerNorm(d_model)
-        self.attn = causal_self_attention(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
-        self.mlp = MLP(d_model, 4 * d_model)
-
-    def forward(self, h, rope=None):
-        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
-        require_ndim('h', h, 3, '(B, L, d)')
-        require_last_axis('h', h, self.d_model, 'd_model')
-        u = torch.zeros(h.shape)
-        u[:] = h + self.attn(self.ln1(h), rope)
-        return self.mlp(self.ln2(u))
-
 # PreNormBlock: residual branches scaled by 1/2 (averaged with the input)
-class _slip_PreNormBlock_22(nn.Module):
+class _slip_PreNormBlock_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1131,7 +1097,7 @@ class _slip_PreNormBlock_22(nn.Module):
         return (u + self.mlp(self.ln2(u))) / 2
 
 # PreNormBlock: F.dropout on both branches (training=True by default)
-class _slip_PreNormBlock_23(nn.Module):
+class _slip_PreNormBlock_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1148,44 +1114,8 @@ class _slip_PreNormBlock_23(nn.Module):
         u = h + F.dropout(self.attn(self.ln1(h), rope), 0.1)
         return u + F.dropout(self.mlp(self.ln2(u)), 0.1)
 
-# PreNormBlock: LayerNorm without gamma and beta (elementwise_affine=False)
-class _slip_PreNormBlock_24(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.d_model = d_model
-        self.ln1 = nn.LayerNorm(d_model, elementwise_affine=False)
-        self.attn = causal_self_attention(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model, elementwise_affine=False)
-        self.mlp = MLP(d_model, 4 * d_model)
-
-    def forward(self, h, rope=None):
-        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
-        require_ndim('h', h, 3, '(B, L, d)')
-        require_last_axis('h', h, self.d_model, 'd_model')
-        u = h + self.attn(self.ln1(h), rope)
-        return u + self.mlp(self.ln2(u))
-
-# PreNormBlock: LayerNorms built without beta (bias=False)
-class _slip_PreNormBlock_25(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.d_model = d_model
-        self.ln1 = nn.LayerNorm(d_model, bias=False)
-        self.attn = causal_self_attention(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model, bias=False)
-        self.mlp = MLP(d_model, 4 * d_model)
-
-    def forward(self, h, rope=None):
-        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
-        require_ndim('h', h, 3, '(B, L, d)')
-        require_last_axis('h', h, self.d_model, 'd_model')
-        u = h + self.attn(self.ln1(h), rope)
-        return u + self.mlp(self.ln2(u))
-
 # PreNormBlock: returns U (the MLP half computed, not returned)
-class _slip_PreNormBlock_26(nn.Module):
+class _slip_PreNormBlock_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1203,26 +1133,8 @@ class _slip_PreNormBlock_26(nn.Module):
         out = u + self.mlp(self.ln2(u))
         return u
 
-# PreNormBlock: MLP hidden width d_model * n_heads
-class _slip_PreNormBlock_27(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.d_model = d_model
-        self.ln1 = nn.LayerNorm(d_model)
-        self.attn = causal_self_attention(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
-        self.mlp = MLP(d_model, n_heads * d_model)
-
-    def forward(self, h, rope=None):
-        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
-        require_ndim('h', h, 3, '(B, L, d)')
-        require_last_axis('h', h, self.d_model, 'd_model')
-        u = h + self.attn(self.ln1(h), rope)
-        return u + self.mlp(self.ln2(u))
-
 # PreNormBlock: LayerNorm eps 1e-6 (a hard-coded constant)
-class _slip_PreNormBlock_28(nn.Module):
+class _slip_PreNormBlock_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -2829,12 +2741,11 @@ SLIPS = {
         ('sigmoid approximation of GELU, x * sigmoid(1.702 x)', 'use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()', _slip_MLP_10),
         ('GELU applied to the input before fc_in', 'apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))', _slip_MLP_11),
         ('hidden width ignored (d_model -> d_model)', 'fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model', _slip_MLP_12),
-        ('ReLU as torch.maximum with a torch.zeros floor', 'the activation is GELU, not ReLU', _slip_MLP_13),
-        ('F.dropout on the hidden layer (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MLP_14),
-        ('hidden width 4 * d_model written in (d_hidden ignored)', 'fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model', _slip_MLP_15),
-        ('a LayerNorm inside the MLP', 'the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it', _slip_MLP_16),
-        ('tokens flattened and not reshaped back', "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last axis, so there is no need to flatten the tokens (and a flattened result must be reshaped back)", _slip_MLP_17),
-        ('forward without return', 'end MLP.forward with `return` and its result', _slip_MLP_18),
+        ('F.dropout on the hidden layer (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MLP_13),
+        ('hidden width 4 * d_model written in (d_hidden ignored)', 'fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model', _slip_MLP_14),
+        ('a LayerNorm inside the MLP', 'the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it', _slip_MLP_15),
+        ('tokens flattened and not reshaped back', "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last axis, so there is no need to flatten the tokens (and a flattened result must be reshaped back)", _slip_MLP_16),
+        ('forward without return', 'end MLP.forward with `return` and its result', _slip_MLP_17),
     ],
     'PreNormBlock': [
         ('post-norm where pre-norm is asked', 'pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)); the bypass H must reach the sum untouched', _slip_PreNormBlock_0),
@@ -2858,14 +2769,10 @@ SLIPS = {
         ('ln2 never created: ln1 normalises both branches', 'create self.ln2 = nn.LayerNorm(d_model)', _slip_PreNormBlock_18),
         ('the MLP written inline as an nn.Sequential, not the MLP class', 'create self.mlp, your MLP with a hidden width of 4 * d_model', _slip_PreNormBlock_19),
         ('LayerScale on the MLP branch: a parameter the reference lacks', "use the attribute names of the exercise; they let the reference model's weights load into yours", _slip_PreNormBlock_20),
-        ('missing residual around the MLP, torch.zeros buffer', 'add the residual: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_21),
-        ('residual branches scaled by 1/2 (averaged with the input)', 'add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))', _slip_PreNormBlock_22),
-        ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_23),
-        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_24),
-        ('LayerNorms built without beta (bias=False)', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_25),
-        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_26),
-        ('MLP hidden width d_model * n_heads', "the MLP's hidden width is 4 * d_model", _slip_PreNormBlock_27),
-        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_28),
+        ('residual branches scaled by 1/2 (averaged with the input)', 'add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))', _slip_PreNormBlock_21),
+        ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_22),
+        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_23),
+        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_24),
     ],
     'Decoder': [
         ('ln_final with another eps (1e-6)', "self.ln_final = nn.LayerNorm(d_model), with its default eps = 1e-5 like the blocks' LayerNorms: on a stream of tiny spread eps decides the output", _slip_Decoder_0),
