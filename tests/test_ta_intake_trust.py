@@ -514,6 +514,44 @@ def test_json_shape_reads_an_unclosed_string_in_one_pass(text):
     assert "frame is not JSON" in done.stdout
 
 
+def test_a_read_stops_at_its_byte_cap_and_its_deadline(tmp_path):
+    """wire.read_at_most copies an untrusted file (no deadline) and reads a test process's
+    outcome pipe (a deadline): all it holds up to the cap, None one byte past it, and None
+    when the writer neither writes nor closes before the deadline."""
+    import time
+
+    from grader.wire import read_at_most
+
+    opened: list[int] = []
+
+    def piped(data: bytes, close: bool = True) -> int:
+        r, w = os.pipe()
+        opened.extend((r, w))
+        os.write(w, data)
+        if close:
+            os.close(opened.pop())
+        return r
+
+    try:
+        assert read_at_most(piped(b"abc"), 3, time.monotonic() + 5) == b"abc"
+        assert read_at_most(piped(b"abcd"), 3, time.monotonic() + 5) is None
+        start = time.monotonic()
+        assert read_at_most(piped(b"ab", close=False), 3, start + 0.3) is None
+        assert 0.25 < time.monotonic() - start < 5
+        assert read_at_most(piped(b""), 3, start - 1) is None  # a deadline already past
+    finally:
+        for fd in opened:
+            os.close(fd)
+    path = tmp_path / "upload"
+    path.write_bytes(b"x" * (3 << 20))  # more than one read of 1 MiB
+    for limit, expected in ((3 << 20, path.read_bytes()), ((3 << 20) - 1, None)):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            assert read_at_most(fd, limit) == expected
+        finally:
+            os.close(fd)
+
+
 def test_every_solution_notebook_is_far_within_the_json_limits():
     from grader.intake import MAX_JSON_CONTAINERS, MAX_JSON_VALUES, json_shape
 
