@@ -14,7 +14,6 @@ HINT_QUERIES_SCALED = ("the 1/sqrt(d_k) belongs to score_matrix: project_qkv ret
 HINT_REDUCE_OVER_LAST_AXIS = ("reduce over the last axis, axis=-1 with keepdims=True, for the sum "
                               "as well as the max (axis=0 or axis=1 is another axis once S has "
                               "leading axes)")
-HINT_ATTENTION_NO_SCALING = "scale the scores by 1/sqrt(d_k) before the softmax"
 HINT_WEIGHTS_TRANSPOSED = "Y = A @ V: row l of Y mixes the values with query l's weights"
 
 
@@ -371,7 +370,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return np.nan_to_num(A, nan=0.0)"""),
     # -- attention ---------------------------------------------------------------------------------
     mistake(ATTENTION, "no 1/sqrt(d_k) scaling", edit("K.T / Q.shape[-1]", "K.T"),
-            hint=HINT_ATTENTION_NO_SCALING,
+            hint="scale the scores by 1/sqrt(d_k) before the softmax",
             like="divided by d_k instead of sqrt(d_k) (or scaled twice)"),
     mistake(ATTENTION, "weights transposed", edit("A, A @ V", "A.T @ V, A"),
             hint=HINT_WEIGHTS_TRANSPOSED, like="returns (A, Y)"),
@@ -401,8 +400,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], hint="each query's weights (a row of A) must sum to 1: normalise every row on its own, not "
             "the whole matrix",
             like="queries matched against themselves (score_matrix(Q, Q))"),
-    mistake(ATTENTION, "output scaled instead of the scores", edit("V", "V / np.sqrt(Q.shape[-1])"),
-            hint=HINT_ATTENTION_NO_SCALING, like="no 1/sqrt(d_k) scaling"),
     mistake(ATTENTION, "returns only Y", "return softmax_rows(score_matrix(Q, K)) @ V",
             detects=nb01.HINT_RETURN_PAIR),
     mistake(ATTENTION, "float32 and weights transposed", edit("return A", "return A.T"),

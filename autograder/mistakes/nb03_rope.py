@@ -141,8 +141,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return base ** (-np.linspace(0, 1, d_k // 2))",
             hint="the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just short of 1: "
                  "np.arange(0, d_k, 2) / d_k, not np.linspace(0, 1, d_k // 2)"),
-    mistake(FREQUENCIES, "only d_k/4 values (step 2 over d_k/2)", edit("d_k //", "0, d_k // 2,"),
-            detects=nb03.HINT_ONE_THETA_PER_PAIR, like="exponent i/d_k instead of 2i/d_k"),
     mistake(FREQUENCIES, "odd numbers 1, 3, 5, ... in the exponent",
             "return base ** (-np.arange(1, d_k, 2) / d_k)",
             hint="the exponent uses the even numbers 0, 2, 4, ...: np.arange(0, d_k, 2) / d_k"),
@@ -229,13 +227,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("0::2], X[..., 1::2]", "0::2].copy(), X[..., 1::2].copy()"),
         edit("np.empty_like(X)", "X"),
     ], detects=nb03.HINT_ROPE_IN_PLACE),
-    mistake(ROPE, "only works without leading axes", [
-        edit("-1", "1"), edit("X.copy(", "np.zeros(X.shape"), edit("1, X.shape[-2", "X.shape[0"),
-        replace_line("c, s = np.cos(positions", "for i in range(X.shape[1] // 2):"),
-        replace_line("out[..., l, 0::2] =", "    pair = X[l, 2 * i:2 * i + 2]"),
-        replace_line("out[..., l, 1::2] =",
-                     "    out[l, 2 * i:2 * i + 2] = rotation_2d(positions[l] * theta[i]) @ pair"),
-    ], detects=nb03.HINT_LEADING_AXES, like="the first token left unrotated (a loop from 1)"),
     mistake(ROPE, "the second component computed from the already rotated first one", [
         edit("d_k = X.shape[-1]", "theta = rope_frequencies(X.shape[-1], base)"),
         edit("base ** (-np.arange(d_k // 2) / d_k)", "theta"), edit("np.empty_like(X", "X.copy("),

@@ -32,26 +32,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SPLIT, "d_k by true division (a float size)",
             edit("// n_heads", "/ n_heads).transpose(1, 2"),
             detects=nb05.HINT_INT_SIZES, like="forgot the transpose: (B, L, h, d_k)"),
-    mistake(SPLIT, "heads stacked on the first axis (h, B, L, d_k)",
-            "return torch.stack(torch.chunk(x, n_heads, dim=-1), dim=0)",
-            detects=nb05.HINT_SPLIT_SHAPE),
     mistake(SPLIT, "two heads hard-coded (the worked example's h)", """
         B, L, d_model = x.shape
         return x.view(B, L, 2, d_model // 2).transpose(1, 2)""", detects=nb05.HINT_SPLIT_SHAPE),
-    mistake(SPLIT, "d_k from the sequence length (x.shape[1])", [
-        edit("= d_model", "= x.shape[1]"),
-        edit("x.view(B, L, n_heads, d_k)", "x.reshape(B, L, n_heads, -1)[..., :d_k]"),
-    ], detects=nb05.HINT_SPLIT_SHAPE),
-    mistake(SPLIT, "only the first batch element (x[0]), batch axis re-added", """
-        B, L, d_model = x.shape
-        return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
-    """, detects=nb05.HINT_SPLIT_SHAPE),
     mistake(SPLIT, "numpy's reshape and transpose: an array, not a tensor",
             edit("return x.view(B, L, n_heads, d_k).transpose(1, 2)",
                  "return x.numpy().reshape(B, L, n_heads, d_k).transpose(0, 2, 1, 3)"),
             detects=nb05.HINT_STAY_IN_TORCH),
-    mistake(SPLIT, "transpose(0, 2) swaps the batch axis in", edit(")", ").transpose(0, 2)"),
-            detects=nb05.HINT_SPLIT_SHAPE, like="forgot the transpose: (B, L, h, d_k)"),
     alternative(SPLIT, "reshape, then permute", """
         B, L, d_model = x.shape
         return x.reshape(B, L, n_heads, -1).permute(0, 2, 1, 3)"""),
@@ -102,12 +89,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb05.HINT_MERGE_SUMMED),
     mistake(MERGE, "batch size hard-coded to 1", edit("(B", "(1"),
             detects=nb05.HINT_SIZES_FROM_INPUT),
-    mistake(MERGE, "concatenated along the positions (dim=1 after unbind)",
-            "return torch.cat(y.unbind(1), dim=1)", detects=nb05.HINT_MERGE_SUMMED),
-    mistake(MERGE, "shape unpacked in the wrong order (B, L, h, d_k)", edit("h, L", "L, h"),
-            detects=nb05.HINT_MERGE_SUMMED),
-    mistake(MERGE, "iterated over the batch instead of the heads",
-            "return torch.cat(list(y), dim=-1).transpose(0, 1)", detects=nb05.HINT_MERGE_SUMMED),
     mistake(MERGE, "no return: the merged tensor computed and dropped", edit("return", "merged ="),
             detects=HINT_NO_RETURN.format(where="merge_heads")),
     alternative(MERGE, "concatenate the heads",

@@ -221,12 +221,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MLP, "GELU applied to the input before fc_in", (None, """
         return self.fc_out(self.fc_in(F.gelu(x)))"""),
             hint="apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))"),
-    mistake(MLP, "hidden width ignored (d_model -> d_model)", edit("d_hidden", "d_model", count=2),
-            detects=nb06.HINT_MLP_WIDTHS),
     mistake(MLP, "F.dropout on the hidden layer (training=True by default)", (None, """
         return self.fc_out(F.dropout(F.gelu(self.fc_in(x)), 0.1))"""), detects=nb06.HINT_DROPOUT),
-    mistake(MLP, "hidden width 4 * d_model written in (d_hidden ignored)",
-            edit("d_hidden", "4 * d_model", count=2), detects=nb06.HINT_MLP_WIDTHS),
     mistake(MLP, "a LayerNorm inside the MLP", edit("x", "F.layer_norm(x, (self.d_model,))"),
             hint="the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before "
                  "it"),

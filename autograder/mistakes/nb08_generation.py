@@ -462,11 +462,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SAMPLE, "returns the distribution",
             "return next_token_probs(logits, temperature, top_k, top_p)",
             detects=nb08.HINT_SAMPLE_IDS),
-    mistake(SAMPLE, "keeps the sample axis", [
-        replace_line("return torch.multinomial",
-                     "return torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, "
-                     "generator=generator)"),
-    ], detects=nb08.HINT_SAMPLE_SHAPE, like="leading axes not flattened for multinomial"),
     mistake(SAMPLE, "temperature ignored when sampling", edit("temperature,", "1.0,"),
             detects=nb08.HINT_PROBS_ARGUMENTS),
     mistake(SAMPLE, "argmax over the batch axis at temperature 0", [
@@ -627,10 +622,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb08.HINT_PASS_SETTINGS, like="logits of the first position"),
     mistake(GENERATE, "probabilities passed to sample_next as logits",
             edit("sample_next(logits,", "sample_next(torch.softmax(logits, dim=-1),"),
-            detects=nb08.HINT_RAW_LOGITS),
-    mistake(GENERATE, "logits divided by the temperature before sample_next divides again",
-            edit("sample_next(logits,",
-                 "sample_next(logits / temperature if temperature else logits,"),
             detects=nb08.HINT_RAW_LOGITS),
     mistake(GENERATE, "the generator not passed on to sample_next",
             edit("top_k, top_p, generator)", "top_k, top_p)"), detects=nb08.HINT_PASS_GENERATOR),

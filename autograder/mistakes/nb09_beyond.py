@@ -59,9 +59,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RECURRENCE, "returns only the final state", [
         delete("states = []"), delete("states.append(s)"), edit("np.array(states)", "s"),
     ], detects=nb09.HINT_KEEP_STATES, like="state stored before the update (off by one)"),
-    mistake(RECURRENCE, "loop over range(L - 1)", [
-        edit("x_t in X", "t in range(len(X) - 1)"), edit("x_t", "X[t]"), edit("len(X),", "-1,"),
-    ], detects=nb09.HINT_STATES_SHAPE),
     mistake(RECURRENCE, "input term subtracted", edit("(s + B @ x_t)", "s - B @ x_t"),
             hint="the input term is added, not subtracted: s_t = A s_{t-1} + B x_t",
             like="A applied after the input term"),
@@ -75,11 +72,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RECURRENCE, "loop over range(4), the worked example's length", [
         edit("x_t in X", "t in range(4)"), edit("(s + B @ x_t)", "s + B @ X[t]"),
     ], detects=nb09.HINT_STATES_SHAPE, like="A applied after the input term"),
-    mistake(RECURRENCE, "output preallocated with X's shape (np.zeros_like(X))", [
-        edit("s = np.zeros(2", "S = np.zeros_like(X"),
-        edit("states = []", "s = np.zeros(A.shape[0])"), edit("x_t in X", "t in range(len(X))"),
-        edit("x_t", "X[t]"), edit("states.append(s)", "S[t] = s"), edit("np.array(states)", "S"),
-    ], detects=nb09.HINT_SIZES, like="state size hard-coded to the worked example's 2"),
     mistake(RECURRENCE, "output preallocated as an integer array", [
         replace_line("S = np.zeros((L, n))",
                      "S = np.zeros((L, n), dtype=int)\nprevious = np.zeros(n)"),

@@ -673,19 +673,8 @@ def _slip_attention_8(Q, K, V):
     A = e / e.sum()
     return (A @ V, A)
 
-# attention: output scaled instead of the scores
-def _slip_attention_9(Q, K, V):
-    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
-    require_ndim('Q', Q, 2, '(L_q, d_k)')
-    require_ndim('K', K, 2, '(L_k, d_k)')
-    require_ndim('V', V, 2, '(L_k, d_v)')
-    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
-    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
-    A = softmax_rows(Q @ K.T)
-    return (A @ V / np.sqrt(Q.shape[-1]), A)
-
 # attention: returns only Y
-def _slip_attention_10(Q, K, V):
+def _slip_attention_9(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
     require_ndim('K', K, 2, '(L_k, d_k)')
@@ -695,7 +684,7 @@ def _slip_attention_10(Q, K, V):
     return softmax_rows(score_matrix(Q, K)) @ V
 
 # attention: float32 and weights transposed
-def _slip_attention_11(Q, K, V):
+def _slip_attention_10(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
     require_ndim('K', K, 2, '(L_k, d_k)')
@@ -708,7 +697,7 @@ def _slip_attention_11(Q, K, V):
     return (A.T @ v, A)
 
 # attention: V @ A instead of A @ V
-def _slip_attention_12(Q, K, V):
+def _slip_attention_11(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
     require_ndim('K', K, 2, '(L_k, d_k)')
@@ -719,7 +708,7 @@ def _slip_attention_12(Q, K, V):
     return (V @ A, A)
 
 # attention: score_matrix(K, Q): arguments swapped
-def _slip_attention_13(Q, K, V):
+def _slip_attention_12(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
     require_ndim('K', K, 2, '(L_k, d_k)')
@@ -730,7 +719,7 @@ def _slip_attention_13(Q, K, V):
     return (A @ V, A)
 
 # attention: Y transposed
-def _slip_attention_14(Q, K, V):
+def _slip_attention_13(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
     require_ndim('K', K, 2, '(L_k, d_k)')
@@ -741,7 +730,7 @@ def _slip_attention_14(Q, K, V):
     return ((A @ V).T, A)
 
 # attention: A returned transposed
-def _slip_attention_15(Q, K, V):
+def _slip_attention_14(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
     require_ndim('K', K, 2, '(L_k, d_k)')
@@ -753,7 +742,7 @@ def _slip_attention_15(Q, K, V):
     return (Y, A.T)
 
 # attention: softmax applied twice
-def _slip_attention_16(Q, K, V):
+def _slip_attention_15(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
     require_ndim('K', K, 2, '(L_k, d_k)')
@@ -831,13 +820,12 @@ SLIPS = {
         ('keys used as values (A @ K)', 'Y = A @ V: the output mixes the values, not the keys', _slip_attention_6),
         ('queries matched against themselves (score_matrix(Q, Q))', 'the scores compare the queries against the keys: score_matrix(Q, K)', _slip_attention_7),
         ('normalised over the whole score matrix', "each query's weights (a row of A) must sum to 1: normalise every row on its own, not the whole matrix", _slip_attention_8),
-        ('output scaled instead of the scores', 'scale the scores by 1/sqrt(d_k) before the softmax', _slip_attention_9),
-        ('returns only Y', 'return Y, A', _slip_attention_10),
-        ('float32 and weights transposed', "Y = A @ V: row l of Y mixes the values with query l's weights", _slip_attention_11),
-        ('V @ A instead of A @ V', 'Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first and V as it is, not V @ A or V.T', _slip_attention_12),
-        ('score_matrix(K, Q): arguments swapped', 'score_matrix(Q, K): queries first, so row l of S belongs to query l', _slip_attention_13),
-        ('Y transposed', 'Y has one row per query, d_v columns', _slip_attention_14),
-        ('A returned transposed', 'A has one row per query, one column per key', _slip_attention_15),
-        ('softmax applied twice', 'the weights A are the row-wise softmax of the scores of Q against K (your score_matrix and softmax_rows), then Y = A @ V; return Y, A', _slip_attention_16),
+        ('returns only Y', 'return Y, A', _slip_attention_9),
+        ('float32 and weights transposed', "Y = A @ V: row l of Y mixes the values with query l's weights", _slip_attention_10),
+        ('V @ A instead of A @ V', 'Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first and V as it is, not V @ A or V.T', _slip_attention_11),
+        ('score_matrix(K, Q): arguments swapped', 'score_matrix(Q, K): queries first, so row l of S belongs to query l', _slip_attention_12),
+        ('Y transposed', 'Y has one row per query, d_v columns', _slip_attention_13),
+        ('A returned transposed', 'A has one row per query, one column per key', _slip_attention_14),
+        ('softmax applied twice', 'the weights A are the row-wise softmax of the scores of Q against K (your score_matrix and softmax_rows), then Y = A @ V; return Y, A', _slip_attention_15),
     ],
 }

@@ -302,18 +302,8 @@ def _slip_rope_frequencies_8(d_k, base=10000.0):
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.linspace(0, 1, d_k // 2))
 
-# rope_frequencies: only d_k/4 values (step 2 over d_k/2)
-def _slip_rope_frequencies_9(d_k, base=10000.0):
-    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
-    if d_k % 2 != 0:
-        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
-    if base <= 0:
-        raise ValueError(f'base must be a positive number; got base={base!r}')
-    return base ** (-np.arange(0, d_k // 2, 2) / d_k)
-
 # rope_frequencies: odd numbers 1, 3, 5, ... in the exponent
-def _slip_rope_frequencies_10(d_k, base=10000.0):
+def _slip_rope_frequencies_9(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -323,7 +313,7 @@ def _slip_rope_frequencies_10(d_k, base=10000.0):
     return base ** (-np.arange(1, d_k, 2) / d_k)
 
 # rope_frequencies: np.log10 paired with np.exp
-def _slip_rope_frequencies_11(d_k, base=10000.0):
+def _slip_rope_frequencies_10(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -333,7 +323,7 @@ def _slip_rope_frequencies_11(d_k, base=10000.0):
     return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)
 
 # rope_frequencies: slowest pair first (reversed order)
-def _slip_rope_frequencies_12(d_k, base=10000.0):
+def _slip_rope_frequencies_11(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -343,7 +333,7 @@ def _slip_rope_frequencies_12(d_k, base=10000.0):
     return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]
 
 # rope_frequencies: multiplied by 2 pi
-def _slip_rope_frequencies_13(d_k, base=10000.0):
+def _slip_rope_frequencies_12(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -353,7 +343,7 @@ def _slip_rope_frequencies_13(d_k, base=10000.0):
     return 2 * np.pi * base ** (-np.arange(0, d_k, 2) / d_k)
 
 # rope_frequencies: missing parentheses: 1 / base ** 2 * i / d_k
-def _slip_rope_frequencies_14(d_k, base=10000.0):
+def _slip_rope_frequencies_13(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -364,7 +354,7 @@ def _slip_rope_frequencies_14(d_k, base=10000.0):
     return 1 / base ** 2 * i / d_k
 
 # rope_frequencies: exponent divided by d_k - 1
-def _slip_rope_frequencies_15(d_k, base=10000.0):
+def _slip_rope_frequencies_14(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -476,25 +466,8 @@ def _slip_apply_rope_5(X, positions, base=10000.0):
     out[..., 1::2] = first * s + second * c
     return out
 
-# apply_rope: only works without leading axes
-def _slip_apply_rope_6(X, positions, base=10000.0):
-    X = np.asarray(X, dtype=np.float64)
-    positions = np.asarray(positions)
-    require_min_ndim('X', X, 2, '(..., L, d_k)')
-    require_ndim('positions', positions, 1, '(L,)')
-    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
-    if X.shape[-1] % 2 != 0:
-        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    theta = rope_frequencies(X.shape[1], base)
-    out = np.zeros(X.shape)
-    for l in range(X.shape[0]):
-        for i in range(X.shape[1] // 2):
-            pair = X[l, 2 * i:2 * i + 2]
-            out[l, 2 * i:2 * i + 2] = rotation_2d(positions[l] * theta[i]) @ pair
-    return out
-
 # apply_rope: the second component computed from the already rotated first one
-def _slip_apply_rope_7(X, positions, base=10000.0):
+def _slip_apply_rope_6(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -511,7 +484,7 @@ def _slip_apply_rope_7(X, positions, base=10000.0):
     return out
 
 # apply_rope: the two components of each rotated pair stored in swapped places
-def _slip_apply_rope_8(X, positions, base=10000.0):
+def _slip_apply_rope_7(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -527,7 +500,7 @@ def _slip_apply_rope_8(X, positions, base=10000.0):
     return out
 
 # apply_rope: sign typo in the second component (-x_2i * sin + x_2i+1 * cos)
-def _slip_apply_rope_9(X, positions, base=10000.0):
+def _slip_apply_rope_8(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -543,7 +516,7 @@ def _slip_apply_rope_9(X, positions, base=10000.0):
     return out
 
 # apply_rope: rotated pairs written back as two halves (all first components, then all second ones)
-def _slip_apply_rope_10(X, positions, base=10000.0):
+def _slip_apply_rope_9(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -561,7 +534,7 @@ def _slip_apply_rope_10(X, positions, base=10000.0):
     return out
 
 # apply_rope: the last pair left unrotated (a loop over range(d_k // 2 - 1))
-def _slip_apply_rope_11(X, positions, base=10000.0):
+def _slip_apply_rope_10(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -579,7 +552,7 @@ def _slip_apply_rope_11(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions counted from 1 (positions + 1)
-def _slip_apply_rope_12(X, positions, base=10000.0):
+def _slip_apply_rope_11(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -595,7 +568,7 @@ def _slip_apply_rope_12(X, positions, base=10000.0):
     return out
 
 # apply_rope: angles built (d_k/2, L) instead of (L, d_k/2)
-def _slip_apply_rope_13(X, positions, base=10000.0):
+def _slip_apply_rope_12(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -611,7 +584,7 @@ def _slip_apply_rope_13(X, positions, base=10000.0):
     return out
 
 # apply_rope: base ignored (10000 used whatever base is)
-def _slip_apply_rope_14(X, positions, base=10000.0):
+def _slip_apply_rope_13(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -627,7 +600,7 @@ def _slip_apply_rope_14(X, positions, base=10000.0):
     return out
 
 # apply_rope: the last token left unrotated (a loop over range(L - 1))
-def _slip_apply_rope_15(X, positions, base=10000.0):
+def _slip_apply_rope_14(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -644,7 +617,7 @@ def _slip_apply_rope_15(X, positions, base=10000.0):
     return out
 
 # apply_rope: the first token left unrotated (a loop from 1)
-def _slip_apply_rope_16(X, positions, base=10000.0):
+def _slip_apply_rope_15(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -661,7 +634,7 @@ def _slip_apply_rope_16(X, positions, base=10000.0):
     return out
 
 # apply_rope: cos written where sin belongs
-def _slip_apply_rope_17(X, positions, base=10000.0):
+def _slip_apply_rope_16(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -677,7 +650,7 @@ def _slip_apply_rope_17(X, positions, base=10000.0):
     return out
 
 # apply_rope: the second component of each pair never written (left as x_2i+1)
-def _slip_apply_rope_18(X, positions, base=10000.0):
+def _slip_apply_rope_17(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -694,7 +667,7 @@ def _slip_apply_rope_18(X, positions, base=10000.0):
     return out
 
 # apply_rope: loop over X's first axis as if it were the tokens
-def _slip_apply_rope_19(X, positions, base=10000.0):
+def _slip_apply_rope_18(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -711,7 +684,7 @@ def _slip_apply_rope_19(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions divided by theta
-def _slip_apply_rope_20(X, positions, base=10000.0):
+def _slip_apply_rope_19(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -727,7 +700,7 @@ def _slip_apply_rope_20(X, positions, base=10000.0):
     return out
 
 # apply_rope: hard-coded d_k = 4 (the worked example's width)
-def _slip_apply_rope_21(X, positions, base=10000.0):
+def _slip_apply_rope_20(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -743,7 +716,7 @@ def _slip_apply_rope_21(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions made relative to the first token
-def _slip_apply_rope_22(X, positions, base=10000.0):
+def _slip_apply_rope_21(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -759,7 +732,7 @@ def _slip_apply_rope_22(X, positions, base=10000.0):
     return out
 
 # apply_rope: plus sign in the first component (x_2i * cos + x_2i+1 * sin)
-def _slip_apply_rope_23(X, positions, base=10000.0):
+def _slip_apply_rope_22(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -775,7 +748,7 @@ def _slip_apply_rope_23(X, positions, base=10000.0):
     return out
 
 # apply_rope: Hugging Face's frequency layout (theta repeated as a block), consecutive pairs
-def _slip_apply_rope_24(X, positions, base=10000.0):
+def _slip_apply_rope_23(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -791,7 +764,7 @@ def _slip_apply_rope_24(X, positions, base=10000.0):
     return X * np.cos(angles) + turned * np.sin(angles)
 
 # apply_rope: frequencies reversed (slowest pair first)
-def _slip_apply_rope_25(X, positions, base=10000.0):
+def _slip_apply_rope_24(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -835,13 +808,12 @@ SLIPS = {
         ('pair index counted from 1', 'i counts from 0: the fastest pair has theta_0 = base ** 0 = 1', _slip_rope_frequencies_6),
         ('exponent divided by the number of pairs d_k/2 instead of d_k', 'divide by d_k, the width, not by the number of pairs d_k/2: theta_i = base ** (-2i/d_k); and np.arange(0, d_k, 2) already holds 2i, so do not multiply it by 2 again', _slip_rope_frequencies_7),
         ('exponent spread over [0, 1] with np.linspace', 'the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just short of 1: np.arange(0, d_k, 2) / d_k, not np.linspace(0, 1, d_k // 2)', _slip_rope_frequencies_8),
-        ('only d_k/4 values (step 2 over d_k/2)', 'one theta per PAIR: d_k/2 values, not d_k', _slip_rope_frequencies_9),
-        ('odd numbers 1, 3, 5, ... in the exponent', 'the exponent uses the even numbers 0, 2, 4, ...: np.arange(0, d_k, 2) / d_k', _slip_rope_frequencies_10),
-        ('np.log10 paired with np.exp', 'np.exp undoes np.log, the natural logarithm: exp(-log(base) * 2i/d_k); np.log10 goes with 10 ** (...)', _slip_rope_frequencies_11),
-        ('slowest pair first (reversed order)', 'theta_0 = 1 is the fastest pair and the frequencies decrease with i: no reversing', _slip_rope_frequencies_12),
-        ('multiplied by 2 pi', 'theta_i is already in radians per position: no factor 2 pi', _slip_rope_frequencies_13),
-        ('missing parentheses: 1 / base ** 2 * i / d_k', 'put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds before * and /', _slip_rope_frequencies_14),
-        ('exponent divided by d_k - 1', 'divide by the width d_k itself: theta_i = base ** (-2i/d_k), not (d_k - 1)', _slip_rope_frequencies_15),
+        ('odd numbers 1, 3, 5, ... in the exponent', 'the exponent uses the even numbers 0, 2, 4, ...: np.arange(0, d_k, 2) / d_k', _slip_rope_frequencies_9),
+        ('np.log10 paired with np.exp', 'np.exp undoes np.log, the natural logarithm: exp(-log(base) * 2i/d_k); np.log10 goes with 10 ** (...)', _slip_rope_frequencies_10),
+        ('slowest pair first (reversed order)', 'theta_0 = 1 is the fastest pair and the frequencies decrease with i: no reversing', _slip_rope_frequencies_11),
+        ('multiplied by 2 pi', 'theta_i is already in radians per position: no factor 2 pi', _slip_rope_frequencies_12),
+        ('missing parentheses: 1 / base ** 2 * i / d_k', 'put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds before * and /', _slip_rope_frequencies_13),
+        ('exponent divided by d_k - 1', 'divide by the width d_k itself: theta_i = base ** (-2i/d_k), not (d_k - 1)', _slip_rope_frequencies_14),
     ],
     'apply_rope': [
         ('half-split pairing (feature i with i + d_k/2) instead of consecutive pairs', 'our pairs are consecutive features (2i, 2i+1): X[..., 0::2] and X[..., 1::2], not the two halves X[..., :d_k//2] and X[..., d_k//2:]', _slip_apply_rope_0),
@@ -850,25 +822,24 @@ SLIPS = {
         ('one frequency for all pairs', 'pair i turns by l * theta_i with its own theta_i from rope_frequencies(d_k, base), d_k = X.shape[-1]', _slip_apply_rope_3),
         ('positions ignored (0, 1, 2, ... used instead)', 'turn token l by positions[l] * theta_i: the positions argument need not be 0, 1, 2, ...', _slip_apply_rope_4),
         ('modifies X in place', 'write the rotated pairs into a new array', _slip_apply_rope_5),
-        ('only works without leading axes', 'keep every leading axis: X is (..., L, d_k), so index pairs with X[..., 0::2] and read d_k from X.shape[-1]', _slip_apply_rope_6),
-        ('the second component computed from the already rotated first one', 'compute both new components from the ORIGINAL pair: keep X[..., 0::2] and X[..., 1::2] (or copies of them) and write the results into a new array; overwriting x_2i first and then reading it back uses the rotated value', _slip_apply_rope_7),
-        ('the two components of each rotated pair stored in swapped places', 'the components are stored in swapped places: feature 2i gets x_2i * cos - x_2i+1 * sin and feature 2i+1 gets x_2i * sin + x_2i+1 * cos', _slip_apply_rope_8),
-        ('sign typo in the second component (-x_2i * sin + x_2i+1 * cos)', 'R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign', _slip_apply_rope_9),
-        ('rotated pairs written back as two halves (all first components, then all second ones)', 'interleave the results: pair i goes back to features 2i and 2i+1, e.g. np.stack([first, second], axis=-1).reshape(X.shape), not np.concatenate', _slip_apply_rope_10),
-        ('the last pair left unrotated (a loop over range(d_k // 2 - 1))', 'rotate every pair i = 0 .. d_k/2 - 1: range(d_k // 2) pairs, the last one included', _slip_apply_rope_11),
-        ('positions counted from 1 (positions + 1)', 'use positions[l] as given: a token at position 0 is turned by 0, not by theta', _slip_apply_rope_12),
-        ('angles built (d_k/2, L) instead of (L, d_k/2)', "the angles (an outer product of positions and theta) have shape (L, d_k/2): one row per token, one column per pair, lined up with X[..., 0::2]; theta[:, None] * positions[None, :] is (d_k/2, L), its transpose; take d_k from X.shape[-1] and L from len(positions), never the worked example's sizes", _slip_apply_rope_13),
-        ('base ignored (10000 used whatever base is)', 'pass base on to rope_frequencies(d_k, base)', _slip_apply_rope_14),
-        ('the last token left unrotated (a loop over range(L - 1))', 'rotate every token l = 0 .. L-1, the first and the last included: loop over range(L) (or better, no loop: angles (L, d_k/2) at once)', _slip_apply_rope_15),
-        ('the first token left unrotated (a loop from 1)', 'rotate every token l = 0 .. L-1, the first and the last included: loop over range(L) (or better, no loop: angles (L, d_k/2) at once)', _slip_apply_rope_16),
-        ('cos written where sin belongs', 'the off-diagonal terms use sin: x_2i * cos - x_2i+1 * sin and x_2i * sin + x_2i+1 * cos', _slip_apply_rope_17),
-        ('the second component of each pair never written (left as x_2i+1)', 'write BOTH components of every pair: feature 2i+1 becomes x_2i * sin + x_2i+1 * cos', _slip_apply_rope_18),
-        ("loop over X's first axis as if it were the tokens", 'keep every leading axis: X is (..., L, d_k), so index pairs with X[..., 0::2] and read d_k from X.shape[-1]', _slip_apply_rope_19),
-        ('positions divided by theta', 'multiply: the angle is positions[l] * theta_i', _slip_apply_rope_20),
-        ("hard-coded d_k = 4 (the worked example's width)", "the angles (an outer product of positions and theta) have shape (L, d_k/2): one row per token, one column per pair, lined up with X[..., 0::2]; theta[:, None] * positions[None, :] is (d_k/2, L), its transpose; take d_k from X.shape[-1] and L from len(positions), never the worked example's sizes", _slip_apply_rope_21),
-        ('positions made relative to the first token', 'turn token l by its absolute position positions[l]; the offset s - l appears in the score q~ . k~ by itself', _slip_apply_rope_22),
-        ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign', _slip_apply_rope_23),
-        ("Hugging Face's frequency layout (theta repeated as a block), consecutive pairs", 'np.concatenate([theta, theta]) goes with the half-split layout (rotate_half); with consecutive pairs both features 2i and 2i+1 turn by theta_i: np.repeat(theta, 2)', _slip_apply_rope_24),
-        ('frequencies reversed (slowest pair first)', 'pair i (features 2i, 2i+1) turns by positions[l] * theta_i in the order rope_frequencies gives: theta_0 = 1, the fastest, belongs to pair 0', _slip_apply_rope_25),
+        ('the second component computed from the already rotated first one', 'compute both new components from the ORIGINAL pair: keep X[..., 0::2] and X[..., 1::2] (or copies of them) and write the results into a new array; overwriting x_2i first and then reading it back uses the rotated value', _slip_apply_rope_6),
+        ('the two components of each rotated pair stored in swapped places', 'the components are stored in swapped places: feature 2i gets x_2i * cos - x_2i+1 * sin and feature 2i+1 gets x_2i * sin + x_2i+1 * cos', _slip_apply_rope_7),
+        ('sign typo in the second component (-x_2i * sin + x_2i+1 * cos)', 'R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign', _slip_apply_rope_8),
+        ('rotated pairs written back as two halves (all first components, then all second ones)', 'interleave the results: pair i goes back to features 2i and 2i+1, e.g. np.stack([first, second], axis=-1).reshape(X.shape), not np.concatenate', _slip_apply_rope_9),
+        ('the last pair left unrotated (a loop over range(d_k // 2 - 1))', 'rotate every pair i = 0 .. d_k/2 - 1: range(d_k // 2) pairs, the last one included', _slip_apply_rope_10),
+        ('positions counted from 1 (positions + 1)', 'use positions[l] as given: a token at position 0 is turned by 0, not by theta', _slip_apply_rope_11),
+        ('angles built (d_k/2, L) instead of (L, d_k/2)', "the angles (an outer product of positions and theta) have shape (L, d_k/2): one row per token, one column per pair, lined up with X[..., 0::2]; theta[:, None] * positions[None, :] is (d_k/2, L), its transpose; take d_k from X.shape[-1] and L from len(positions), never the worked example's sizes", _slip_apply_rope_12),
+        ('base ignored (10000 used whatever base is)', 'pass base on to rope_frequencies(d_k, base)', _slip_apply_rope_13),
+        ('the last token left unrotated (a loop over range(L - 1))', 'rotate every token l = 0 .. L-1, the first and the last included: loop over range(L) (or better, no loop: angles (L, d_k/2) at once)', _slip_apply_rope_14),
+        ('the first token left unrotated (a loop from 1)', 'rotate every token l = 0 .. L-1, the first and the last included: loop over range(L) (or better, no loop: angles (L, d_k/2) at once)', _slip_apply_rope_15),
+        ('cos written where sin belongs', 'the off-diagonal terms use sin: x_2i * cos - x_2i+1 * sin and x_2i * sin + x_2i+1 * cos', _slip_apply_rope_16),
+        ('the second component of each pair never written (left as x_2i+1)', 'write BOTH components of every pair: feature 2i+1 becomes x_2i * sin + x_2i+1 * cos', _slip_apply_rope_17),
+        ("loop over X's first axis as if it were the tokens", 'keep every leading axis: X is (..., L, d_k), so index pairs with X[..., 0::2] and read d_k from X.shape[-1]', _slip_apply_rope_18),
+        ('positions divided by theta', 'multiply: the angle is positions[l] * theta_i', _slip_apply_rope_19),
+        ("hard-coded d_k = 4 (the worked example's width)", "the angles (an outer product of positions and theta) have shape (L, d_k/2): one row per token, one column per pair, lined up with X[..., 0::2]; theta[:, None] * positions[None, :] is (d_k/2, L), its transpose; take d_k from X.shape[-1] and L from len(positions), never the worked example's sizes", _slip_apply_rope_20),
+        ('positions made relative to the first token', 'turn token l by its absolute position positions[l]; the offset s - l appears in the score q~ . k~ by itself', _slip_apply_rope_21),
+        ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign', _slip_apply_rope_22),
+        ("Hugging Face's frequency layout (theta repeated as a block), consecutive pairs", 'np.concatenate([theta, theta]) goes with the half-split layout (rotate_half); with consecutive pairs both features 2i and 2i+1 turn by theta_i: np.repeat(theta, 2)', _slip_apply_rope_23),
+        ('frequencies reversed (slowest pair first)', 'pair i (features 2i, 2i+1) turns by positions[l] * theta_i in the order rope_frequencies gives: theta_0 = 1, the fastest, belongs to pair 0', _slip_apply_rope_24),
     ],
 }

@@ -199,16 +199,8 @@ def _slip_split_heads_3(x, n_heads):
     B, L, d_model = x.shape
     return x.view(B, L, n_heads, d_model / n_heads).transpose(1, 2)
 
-# split_heads: heads stacked on the first axis (h, B, L, d_k)
-def _slip_split_heads_4(x, n_heads):
-    require_ndim('x', x, 3, '(B, L, d_model)')
-    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
-    if x.shape[-1] % n_heads:
-        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
-    return torch.stack(torch.chunk(x, n_heads, dim=-1), dim=0)
-
 # split_heads: two heads hard-coded (the worked example's h)
-def _slip_split_heads_5(x, n_heads):
+def _slip_split_heads_4(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
     if x.shape[-1] % n_heads:
@@ -216,27 +208,8 @@ def _slip_split_heads_5(x, n_heads):
     B, L, d_model = x.shape
     return x.view(B, L, 2, d_model // 2).transpose(1, 2)
 
-# split_heads: d_k from the sequence length (x.shape[1])
-def _slip_split_heads_6(x, n_heads):
-    require_ndim('x', x, 3, '(B, L, d_model)')
-    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
-    if x.shape[-1] % n_heads:
-        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
-    B, L, d_model = x.shape
-    d_k = x.shape[1] // n_heads
-    return x.reshape(B, L, n_heads, -1)[..., :d_k].transpose(1, 2)
-
-# split_heads: only the first batch element (x[0]), batch axis re-added
-def _slip_split_heads_7(x, n_heads):
-    require_ndim('x', x, 3, '(B, L, d_model)')
-    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
-    if x.shape[-1] % n_heads:
-        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
-    B, L, d_model = x.shape
-    return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
-
 # split_heads: numpy's reshape and transpose: an array, not a tensor
-def _slip_split_heads_8(x, n_heads):
+def _slip_split_heads_5(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
     if x.shape[-1] % n_heads:
@@ -244,15 +217,6 @@ def _slip_split_heads_8(x, n_heads):
     B, L, d_model = x.shape
     d_k = d_model // n_heads
     return x.numpy().reshape(B, L, n_heads, d_k).transpose(0, 2, 1, 3)
-
-# split_heads: transpose(0, 2) swaps the batch axis in
-def _slip_split_heads_9(x, n_heads):
-    require_ndim('x', x, 3, '(B, L, d_model)')
-    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
-    if x.shape[-1] % n_heads:
-        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
-    B, L, d_model = x.shape
-    return x.view(B, L, n_heads, d_model // n_heads).transpose(0, 2)
 
 # merge_heads: merge by reshaping without the transpose
 def _slip_merge_heads_0(y):
@@ -289,24 +253,8 @@ def _slip_merge_heads_5(y):
     B, h, L, d_k = y.shape
     return y.transpose(1, 2).reshape(1, L, h * d_k)
 
-# merge_heads: concatenated along the positions (dim=1 after unbind)
-def _slip_merge_heads_6(y):
-    require_ndim('y', y, 4, '(B, h, L, d_k)')
-    return torch.cat(y.unbind(1), dim=1)
-
-# merge_heads: shape unpacked in the wrong order (B, L, h, d_k)
-def _slip_merge_heads_7(y):
-    require_ndim('y', y, 4, '(B, h, L, d_k)')
-    B, L, h, d_k = y.shape
-    return y.transpose(1, 2).reshape(B, L, h * d_k)
-
-# merge_heads: iterated over the batch instead of the heads
-def _slip_merge_heads_8(y):
-    require_ndim('y', y, 4, '(B, h, L, d_k)')
-    return torch.cat(list(y), dim=-1).transpose(0, 1)
-
 # merge_heads: no return: the merged tensor computed and dropped
-def _slip_merge_heads_9(y):
+def _slip_merge_heads_6(y):
     require_ndim('y', y, 4, '(B, h, L, d_k)')
     B, h, L, d_k = y.shape
     merged = y.transpose(1, 2).reshape(B, L, h * d_k)
@@ -1853,12 +1801,8 @@ SLIPS = {
         ('heads interleaved (d_k before h)', 'head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as (B, L, h, d_k), not (B, L, d_k, h)', _slip_split_heads_1),
         ('forgot the transpose: (B, L, h, d_k)', '(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from the arguments (not the worked example), and the batch axis B stays first', _slip_split_heads_2),
         ('d_k by true division (a float size)', 'sizes must be ints: d_k is d_model // n_heads (integer division), not d_model / n_heads', _slip_split_heads_3),
-        ('heads stacked on the first axis (h, B, L, d_k)', '(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from the arguments (not the worked example), and the batch axis B stays first', _slip_split_heads_4),
-        ("two heads hard-coded (the worked example's h)", '(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from the arguments (not the worked example), and the batch axis B stays first', _slip_split_heads_5),
-        ('d_k from the sequence length (x.shape[1])', '(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from the arguments (not the worked example), and the batch axis B stays first', _slip_split_heads_6),
-        ('only the first batch element (x[0]), batch axis re-added', '(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from the arguments (not the worked example), and the batch axis B stays first', _slip_split_heads_7),
-        ("numpy's reshape and transpose: an array, not a tensor", 'stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy', _slip_split_heads_8),
-        ('transpose(0, 2) swaps the batch axis in', '(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from the arguments (not the worked example), and the batch axis B stays first', _slip_split_heads_9),
+        ("two heads hard-coded (the worked example's h)", '(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from the arguments (not the worked example), and the batch axis B stays first', _slip_split_heads_4),
+        ("numpy's reshape and transpose: an array, not a tensor", 'stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy', _slip_split_heads_5),
     ],
     'merge_heads': [
         ('merge by reshaping without the transpose', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_merge_heads_0),
@@ -1867,10 +1811,7 @@ SLIPS = {
         ('transposed L and d_k before the reshape', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_merge_heads_3),
         ('heads summed instead of concatenated', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_4),
         ('batch size hard-coded to 1', 'take every size from the input itself (B, h, L, d_k = y.shape; d_k is d_model // n_heads): numbers from the worked example break other sizes', _slip_merge_heads_5),
-        ('concatenated along the positions (dim=1 after unbind)', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_6),
-        ('shape unpacked in the wrong order (B, L, h, d_k)', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_7),
-        ('iterated over the batch instead of the heads', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_8),
-        ('no return: the merged tensor computed and dropped', 'end merge_heads with `return` and its result', _slip_merge_heads_9),
+        ('no return: the merged tensor computed and dropped', 'end merge_heads with `return` and its result', _slip_merge_heads_6),
     ],
     'scaled_dot_product_attention': [
         ('mask applied after the softmax', 'set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); zeroing weights after it leaves rows that do not sum to 1', _slip_scaled_dot_product_attention_0),

@@ -618,22 +618,8 @@ class _slip_MLP_11(nn.Module):
         require_last_axis('x', x, self.d_model, 'd_model')
         return self.fc_out(self.fc_in(F.gelu(x)))
 
-# MLP: hidden width ignored (d_model -> d_model)
-class _slip_MLP_12(nn.Module):
-
-    def __init__(self, d_model, d_hidden):
-        super().__init__()
-        self.d_model = d_model
-        self.fc_in = nn.Linear(d_model, d_model)
-        self.fc_out = nn.Linear(d_model, d_model)
-
-    def forward(self, x):
-        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
-        require_last_axis('x', x, self.d_model, 'd_model')
-        return self.fc_out(F.gelu(self.fc_in(x)))
-
 # MLP: F.dropout on the hidden layer (training=True by default)
-class _slip_MLP_13(nn.Module):
+class _slip_MLP_12(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -646,22 +632,8 @@ class _slip_MLP_13(nn.Module):
         require_last_axis('x', x, self.d_model, 'd_model')
         return self.fc_out(F.dropout(F.gelu(self.fc_in(x)), 0.1))
 
-# MLP: hidden width 4 * d_model written in (d_hidden ignored)
-class _slip_MLP_14(nn.Module):
-
-    def __init__(self, d_model, d_hidden):
-        super().__init__()
-        self.d_model = d_model
-        self.fc_in = nn.Linear(d_model, 4 * d_model)
-        self.fc_out = nn.Linear(4 * d_model, d_model)
-
-    def forward(self, x):
-        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
-        require_last_axis('x', x, self.d_model, 'd_model')
-        return self.fc_out(F.gelu(self.fc_in(x)))
-
 # MLP: a LayerNorm inside the MLP
-class _slip_MLP_15(nn.Module):
+class _slip_MLP_13(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -675,7 +647,7 @@ class _slip_MLP_15(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(F.layer_norm(x, (self.d_model,)))))
 
 # MLP: tokens flattened and not reshaped back
-class _slip_MLP_16(nn.Module):
+class _slip_MLP_14(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -689,7 +661,7 @@ class _slip_MLP_16(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(x.reshape(-1, self.d_model))))
 
 # MLP: forward without return
-class _slip_MLP_17(nn.Module):
+class _slip_MLP_15(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -2740,12 +2712,10 @@ SLIPS = {
         ('SiLU instead of GELU', 'the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)', _slip_MLP_9),
         ('sigmoid approximation of GELU, x * sigmoid(1.702 x)', 'use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()', _slip_MLP_10),
         ('GELU applied to the input before fc_in', 'apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))', _slip_MLP_11),
-        ('hidden width ignored (d_model -> d_model)', 'fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model', _slip_MLP_12),
-        ('F.dropout on the hidden layer (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MLP_13),
-        ('hidden width 4 * d_model written in (d_hidden ignored)', 'fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model', _slip_MLP_14),
-        ('a LayerNorm inside the MLP', 'the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it', _slip_MLP_15),
-        ('tokens flattened and not reshaped back', "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last axis, so there is no need to flatten the tokens (and a flattened result must be reshaped back)", _slip_MLP_16),
-        ('forward without return', 'end MLP.forward with `return` and its result', _slip_MLP_17),
+        ('F.dropout on the hidden layer (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MLP_12),
+        ('a LayerNorm inside the MLP', 'the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it', _slip_MLP_13),
+        ('tokens flattened and not reshaped back', "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last axis, so there is no need to flatten the tokens (and a flattened result must be reshaped back)", _slip_MLP_14),
+        ('forward without return', 'end MLP.forward with `return` and its result', _slip_MLP_15),
     ],
     'PreNormBlock': [
         ('post-norm where pre-norm is asked', 'pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)); the bypass H must reach the sum untouched', _slip_PreNormBlock_0),

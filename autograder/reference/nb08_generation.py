@@ -1107,30 +1107,8 @@ def _slip_generate_13(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
             break
     return ids
 
-# generate: logits divided by the temperature before sample_next divides again
-def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
-    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
-    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
-    if max_new_tokens < 0:
-        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
-    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
-    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
-        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
-    ids = prompt_ids
-    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
-    for _ in range(max_new_tokens):
-        with torch.no_grad():
-            logits = model(ids)[:, -1]
-        new = sample_next(logits / temperature if temperature else logits, temperature, top_k, top_p, generator)
-        new = torch.where(finished, torch.full_like(new, pad_id), new)
-        ids = torch.cat((ids, new[:, None]), dim=1)
-        finished = finished | (new == eos_id)
-        if bool(finished.all()):
-            break
-    return ids
-
 # generate: the generator not passed on to sample_next
-def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1152,7 +1130,7 @@ def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: pad_id also finishes a row
-def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1174,7 +1152,7 @@ def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: finished rows padded with eos_id
-def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1196,7 +1174,7 @@ def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: padding hard-coded as 0 (pad_id ignored)
-def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1218,7 +1196,7 @@ def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: no early stop: all max_new_tokens columns every time
-def _slip_generate_19(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1238,7 +1216,7 @@ def _slip_generate_19(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: batch size hard-coded to 2
-def _slip_generate_20(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_19(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1260,7 +1238,7 @@ def _slip_generate_20(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: logits of the last ROW of the batch (model(ids)[-1])
-def _slip_generate_21(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_20(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1561,14 +1539,13 @@ SLIPS = {
         ('returns only the new tokens', 'return the prompts followed by the new tokens, shape (B, L + n)', _slip_generate_11),
         ('only the temperature and generator passed on', 'pass temperature, top_k, top_p and generator on to sample_next', _slip_generate_12),
         ('probabilities passed to sample_next as logits', 'hand sample_next the raw logits, model(ids)[:, -1], and the temperature as given: sample_next divides by the temperature and takes the softmax itself', _slip_generate_13),
-        ('logits divided by the temperature before sample_next divides again', 'hand sample_next the raw logits, model(ids)[:, -1], and the temperature as given: sample_next divides by the temperature and takes the softmax itself', _slip_generate_14),
-        ('the generator not passed on to sample_next', 'pass generator (and temperature, top_k, top_p) on to sample_next', _slip_generate_15),
-        ('pad_id also finishes a row', 'only eos_id finishes a row; pad_id is written only after it (the model may emit the pad id as a real token)', _slip_generate_16),
-        ('finished rows padded with eos_id', 'a finished row receives pad_id (the argument), not eos_id', _slip_generate_17),
-        ('padding hard-coded as 0 (pad_id ignored)', 'write pad_id, the argument, into finished rows; 0 only happens to be the default', _slip_generate_18),
-        ('no early stop: all max_new_tokens columns every time', 'stop as soon as every row has finished (if finished.all(): break): the output then has fewer than max_new_tokens new columns', _slip_generate_19),
-        ('batch size hard-coded to 2', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_20),
-        ('logits of the last ROW of the batch (model(ids)[-1])', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_21),
+        ('the generator not passed on to sample_next', 'pass generator (and temperature, top_k, top_p) on to sample_next', _slip_generate_14),
+        ('pad_id also finishes a row', 'only eos_id finishes a row; pad_id is written only after it (the model may emit the pad id as a real token)', _slip_generate_15),
+        ('finished rows padded with eos_id', 'a finished row receives pad_id (the argument), not eos_id', _slip_generate_16),
+        ('padding hard-coded as 0 (pad_id ignored)', 'write pad_id, the argument, into finished rows; 0 only happens to be the default', _slip_generate_17),
+        ('no early stop: all max_new_tokens columns every time', 'stop as soon as every row has finished (if finished.all(): break): the output then has fewer than max_new_tokens new columns', _slip_generate_18),
+        ('batch size hard-coded to 2', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_19),
+        ('logits of the last ROW of the batch (model(ids)[-1])', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_20),
     ],
     'perplexity': [
         ('mean of per-batch perplexities', 'weight every token equally: add the losses of ALL real tokens over all batches, divide by the total token count, then take exp', _slip_perplexity_0),

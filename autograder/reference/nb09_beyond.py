@@ -277,24 +277,8 @@ def _slip_linear_recurrence_11(A, B, X):
         s = A @ s + B @ x_t
     return s
 
-# linear_recurrence: loop over range(L - 1)
-def _slip_linear_recurrence_12(A, B, X):
-    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
-    require_ndim('A', A, 2, '(n, n)')
-    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
-    require_ndim('B', B, 2, '(n, m)')
-    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
-    require_ndim('X', X, 2, '(L, m)')
-    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
-    s = np.zeros(A.shape[0])
-    states = []
-    for t in range(len(X) - 1):
-        s = A @ s + B @ X[t]
-        states.append(s)
-    return np.array(states).reshape(-1, A.shape[0])
-
 # linear_recurrence: input term subtracted
-def _slip_linear_recurrence_13(A, B, X):
+def _slip_linear_recurrence_12(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -310,7 +294,7 @@ def _slip_linear_recurrence_13(A, B, X):
     return np.array(states)
 
 # linear_recurrence: states collected newest first (insert(0, s))
-def _slip_linear_recurrence_14(A, B, X):
+def _slip_linear_recurrence_13(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -326,7 +310,7 @@ def _slip_linear_recurrence_14(A, B, X):
     return np.array(states)
 
 # linear_recurrence: state size hard-coded to the worked example's 2
-def _slip_linear_recurrence_15(A, B, X):
+def _slip_linear_recurrence_14(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -342,7 +326,7 @@ def _slip_linear_recurrence_15(A, B, X):
     return np.array(states)
 
 # linear_recurrence: loop over range(4), the worked example's length
-def _slip_linear_recurrence_16(A, B, X):
+def _slip_linear_recurrence_15(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -357,24 +341,8 @@ def _slip_linear_recurrence_16(A, B, X):
         states.append(s)
     return np.array(states)
 
-# linear_recurrence: output preallocated with X's shape (np.zeros_like(X))
-def _slip_linear_recurrence_17(A, B, X):
-    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
-    require_ndim('A', A, 2, '(n, n)')
-    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
-    require_ndim('B', B, 2, '(n, m)')
-    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
-    require_ndim('X', X, 2, '(L, m)')
-    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
-    S = np.zeros_like(X)
-    s = np.zeros(A.shape[0])
-    for t in range(len(X)):
-        s = A @ s + B @ X[t]
-        S[t] = s
-    return S
-
 # linear_recurrence: output preallocated as an integer array
-def _slip_linear_recurrence_18(A, B, X):
+def _slip_linear_recurrence_16(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -391,7 +359,7 @@ def _slip_linear_recurrence_18(A, B, X):
     return S
 
 # linear_recurrence: loop over the columns of B @ X.T instead of its rows
-def _slip_linear_recurrence_19(A, B, X):
+def _slip_linear_recurrence_17(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -739,14 +707,12 @@ SLIPS = {
         ('A applied to the input, not the state', 'the new state is A s_{t-1} + B x_t: A multiplies the previous state only, so x_j reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many', _slip_linear_recurrence_9),
         ('elementwise A * s', 'A * s multiplies entry by entry (and broadcasts to (n, n)); the update is the matrix-vector product A @ s. A column state of shape (n, 1) plus a row B @ x_t of shape (n,) broadcasts to (n, n) too: keep s one-dimensional, np.zeros(n)', _slip_linear_recurrence_10),
         ('returns only the final state', 'keep every state: one row per time step t', _slip_linear_recurrence_11),
-        ('loop over range(L - 1)', "one row per time step t and one column per state entry: (L, n). take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_12),
-        ('input term subtracted', 'the input term is added, not subtracted: s_t = A s_{t-1} + B x_t', _slip_linear_recurrence_13),
-        ('states collected newest first (insert(0, s))', 'row t is s_t, in time order: append each new state at the end (not insert(0, ...)) and do not reverse the result', _slip_linear_recurrence_14),
-        ("state size hard-coded to the worked example's 2", "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_15),
-        ("loop over range(4), the worked example's length", "one row per time step t and one column per state entry: (L, n). take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_16),
-        ("output preallocated with X's shape (np.zeros_like(X))", "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_17),
-        ('output preallocated as an integer array', 'the states are real numbers: an integer array (dtype=int) truncates every value written into it; preallocate with np.zeros((L, n)) (float)', _slip_linear_recurrence_18),
-        ('loop over the columns of B @ X.T instead of its rows', "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_19),
+        ('input term subtracted', 'the input term is added, not subtracted: s_t = A s_{t-1} + B x_t', _slip_linear_recurrence_12),
+        ('states collected newest first (insert(0, s))', 'row t is s_t, in time order: append each new state at the end (not insert(0, ...)) and do not reverse the result', _slip_linear_recurrence_13),
+        ("state size hard-coded to the worked example's 2", "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_14),
+        ("loop over range(4), the worked example's length", "one row per time step t and one column per state entry: (L, n). take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_15),
+        ('output preallocated as an integer array', 'the states are real numbers: an integer array (dtype=int) truncates every value written into it; preallocate with np.zeros((L, n)) (float)', _slip_linear_recurrence_16),
+        ('loop over the columns of B @ X.T instead of its rows', "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_17),
     ],
     'linear_recurrence_parallel': [
         ('A^(t-j+1): one power too many', 'the new state is A s_{t-1} + B x_t: A multiplies the previous state only, so x_j reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many', _slip_linear_recurrence_parallel_0),
