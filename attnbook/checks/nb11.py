@@ -271,8 +271,9 @@ HINT_ENCODER_NOT_CAUSAL = HINT_WHOLE_SOURCE + "; the encoder uses the padding ma
 
 HINT_FORWARD_RETURNS = "each forward must return its result (return u + ...)"
 HINT_MASK_SHAPES = (
-    "check every mask's shape: the causal mask is (L_t, L_t); the source padding "
-    "mask is (B, 1, 1, L_s); " + HINT_CROSS_ARGS
+    "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, "
+    "1, L_s); " + HINT_CROSS_ARGS + ". Each sequence's positions start at 0: the source adds "
+    "self.sinusoids[:L_s], the reply self.sinusoids[:L_t]"
 )
 
 
@@ -702,6 +703,9 @@ SEARCH_CASES = (
     _search_case("after end", "the worked tree, with a model that writes <EOS> again after <EOS>",
                  lookup_model({**TREE, EOS: {EOS: 1.0}}, 13), _SRC, 3, 5, alpha=1.0,
                  expect=TREE_BEST[3]),
+    _search_case("ends in row 1", "the one reply that ends grows from live prefix 2 [4 <EOS>]",
+                 lookup_model({BOS: {3: .5, 4: .4, 5: .1}, 3: {5: .9, EOS: .1}, 4: {EOS: 1.0},
+                 5: {6: 1.0}, 6: {6: 1.0}}, 8), _SRC, 2, 4, expect=([BOS, 4, EOS], 0.4)),
     _search_case("max_len 0", "the worked tree, no token to write", _tree, _SRC, 3, 0,
                  expect=([BOS], 1.0)),
     _search_case("eos 3", "[the end token is the argument, not <EOS> = 2]",

@@ -217,6 +217,9 @@ MISTAKES = [
             [edit("h = self.embed(tgt_ids)", "x = self.embed(tgt_ids)"),
              edit("h = block(h, memory", "h = block(x, memory")],
             hint="feed each decoder block the previous block's output, not the reply embeddings"),
+    mistake("EncoderDecoder", "reply positions go on after the source's (a decoder-only habit)",
+            edit("self.sinusoids[:tgt_ids.shape[1]]", "self.sinusoids[memory.shape[1]:memory.shape"
+                 "[1] + tgt_ids.shape[1]]"), detects=nb11.HINT_MASK_SHAPES),
     # beam_search
     mistake("beam_search", "greedy: the beam size ignored", edit("min(beam_size, ", "min(1, "),
             hint="keep the beam_size best candidates at every step, not only the best one"),
@@ -233,6 +236,20 @@ MISTAKES = [
                 "total.numel()))\nbest = total.flatten()[flat]"),
             hint="rank candidates by their TOTAL score: the prefix's score plus the new token's "
                  "log-probability"),
+    mistake("beam_search", "a finished hypothesis saved with the first row's prefix",
+            edit("[*live[row].tolist(), token]", "[*live[0].tolist(), token]"),
+            hint="a finished hypothesis is ITS OWN row's prefix plus eos_id: live[row], with row = "
+                 "flat // V for each kept candidate"),
+    mistake("beam_search", "live scores cut from the top of best, not masked like the prefixes",
+            edit("scores = best[keep]", "scores = best[:int(keep.sum())]"),
+            hint="drop the finished candidates' scores with the mask that drops their prefixes: "
+                 "scores = best[keep], so each live prefix keeps its own score"),
+    mistake("beam_search", "the best of each row, then the first beam_size of them", replace_line(
+        "best, flat = total.flatten().topk",
+        "per_row, cols = total.topk(min(beam_size, total.shape[1]), dim=-1)\n"
+        "best = per_row.flatten()[:beam_size]\n"
+        "flat = (cols + torch.arange(len(total))[:, None] * total.shape[1]).flatten()[:beam_size]"),
+            detects=nb11.HINT_SEARCH),
     mistake("beam_search", "raw logits added",
             edit("+ torch.log_softmax(logits, dim=-1)", "+ logits"),
             detects=nb11.HINT_SCORE_POSITIVE),

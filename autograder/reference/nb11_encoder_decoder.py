@@ -2787,6 +2787,83 @@ class _slip_EncoderDecoder_27(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
+# EncoderDecoder: reply positions go on after the source's (a decoder-only habit)
+class _slip_EncoderDecoder_28_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_28_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_28(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_28_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_28_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[memory.shape[1]:memory.shape[1] + tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
 # beam_search: greedy: the beam size ignored
 def _slip_beam_search_0(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
@@ -2899,8 +2976,121 @@ def _slip_beam_search_2(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
 
-# beam_search: raw logits added
+# beam_search: a finished hypothesis saved with the first row's prefix
 def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[0].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: live scores cut from the top of best, not masked like the prefixes
+def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[:int(keep.sum())]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the best of each row, then the first beam_size of them
+def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        per_row, cols = total.topk(min(beam_size, total.shape[1]), dim=-1)
+        best = per_row.flatten()[:beam_size]
+        flat = (cols + torch.arange(len(total))[:, None] * total.shape[1]).flatten()[:beam_size]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: raw logits added
+def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -2937,7 +3127,7 @@ def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam shrinks as hypotheses finish
-def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -2976,7 +3166,7 @@ def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam refilled with live candidates (Hugging Face's rule)
-def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3013,7 +3203,7 @@ def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: topk(beam_size) without min(): a beam wider than the candidates
-def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3050,7 +3240,7 @@ def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: finished hypotheses kept in the beam and extended
-def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3087,7 +3277,7 @@ def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: stops at the first end
-def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3126,7 +3316,7 @@ def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: stops once beam_size hypotheses have finished
-def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3165,7 +3355,7 @@ def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the first finished hypothesis returned
-def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3202,7 +3392,7 @@ def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: length normalised
-def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3239,7 +3429,7 @@ def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: live prefixes compared with finished ones
-def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3279,7 +3469,7 @@ def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: one step short
-def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3316,7 +3506,7 @@ def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the first position's logits
-def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3353,7 +3543,7 @@ def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: end token hard-coded
-def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3390,7 +3580,7 @@ def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: EOS's own log-probability left out of the score
-def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3427,7 +3617,7 @@ def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: probability returned instead of log-probability
-def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3464,7 +3654,7 @@ def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam grows: every prefix keeps beam_size tokens
-def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3493,7 +3683,7 @@ def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(live[best]), scores[best])
 
 # beam_search: the source not repeated for the beam
-def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3530,7 +3720,7 @@ def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the package's beam search borrowed
-def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3541,7 +3731,7 @@ def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(ids), score)
 
 # beam_search: alpha accepted but never used
-def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3578,7 +3768,7 @@ def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the score multiplied by the length penalty
-def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3615,7 +3805,7 @@ def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length counts <BOS>
-def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3652,7 +3842,7 @@ def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length leaves out the end token
-def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3689,7 +3879,7 @@ def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: divided by the length to the power alpha
-def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3726,7 +3916,7 @@ def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the early stop compares unpenalised scores
-def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3763,7 +3953,7 @@ def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalised score returned
-def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_30(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3800,7 +3990,7 @@ def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: ids returned as a (1, t) row
-def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_31(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3837,7 +4027,7 @@ def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: every finished score returned
-def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_32(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3874,7 +4064,7 @@ def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: only the ids returned
-def _slip_beam_search_30(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_33(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3911,7 +4101,7 @@ def _slip_beam_search_30(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: BOS dropped from the returned ids
-def _slip_beam_search_31(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_34(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3981,7 +4171,7 @@ SLIPS = {
         ("padding mask on the encoder's queries", 'the mask must block KEYS: src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up with the last axis of the scores', _slip_EncoderDecoder_2),
         ('padding mask missing in cross-attention', "apply the source padding mask in the encoder's self-attention AND in every cross-attention: src_allowed[:, None, None, :] (B, 1, 1, L_s) as allowed", _slip_EncoderDecoder_3),
         ('no causal mask in the decoder', "the decoder's self-attention needs the causal mask, a lower-triangular (L_t, L_t) bool matrix sized by the reply's length: reply position t may read only reply positions <= t", _slip_EncoderDecoder_4),
-        ("padding mask as the decoder's self-attention mask", "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]", _slip_EncoderDecoder_5),
+        ("padding mask as the decoder's self-attention mask", "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]. Each sequence's positions start at 0: the source adds self.sinusoids[:L_s], the reply self.sinusoids[:L_t]", _slip_EncoderDecoder_5),
         ('memory normalised again', 'normalise only the queries: self.cross_attn(self.ln2(u), memory, ...); the memory was normalised once, by ln_enc', _slip_EncoderDecoder_6),
         ('no residual around cross-attention', 'add the branch to the stream: C = U + CrossAttn(LN2(U), M)', _slip_EncoderDecoder_7),
         ('the MLP reads U', 'the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))', _slip_EncoderDecoder_8),
@@ -4004,39 +4194,43 @@ SLIPS = {
         ("the head's bias dropped in the given constructor", 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_25),
         ('one more embedding row (a special token) in the given constructor', 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_26),
         ('every decoder block fed the reply embeddings', "feed each decoder block the previous block's output, not the reply embeddings", _slip_EncoderDecoder_27),
+        ("reply positions go on after the source's (a decoder-only habit)", "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]. Each sequence's positions start at 0: the source adds self.sinusoids[:L_s], the reply self.sinusoids[:L_t]", _slip_EncoderDecoder_28),
     ],
     'beam_search': [
         ('greedy: the beam size ignored', 'keep the beam_size best candidates at every step, not only the best one', _slip_beam_search_0),
         ('the beam started with beam_size copies of <BOS>', 'start from ONE live prefix, <BOS> alone (torch.tensor([[BOS]]), scores torch.zeros(1)): identical prefixes give identical candidates, and the copies fill the beam', _slip_beam_search_1),
         ('ranked by the new token alone', "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability", _slip_beam_search_2),
-        ('raw logits added', "a log-probability is never positive: turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)", _slip_beam_search_3),
-        ('the beam shrinks as hypotheses finish', 'take the beam_size best candidates at EVERY step, however many hypotheses finished before: a kept candidate that ends in eos_id leaves the live prefixes (so the next step may extend fewer of them), but it never lowers the number of candidates kept', _slip_beam_search_4),
-        ("the beam refilled with live candidates (Hugging Face's rule)", "take the beam_size best candidates, those ending in eos_id included: each finished one leaves the beam, and the next step extends only the live ones kept; do not refill the beam from further candidates (Hugging Face's generate does; this search does not)", _slip_beam_search_5),
-        ('topk(beam_size) without min(): a beam wider than the candidates', 'a beam may be wider than the candidates there are (beam_size > V at the first step): keep min(beam_size, total.numel()) of them', _slip_beam_search_6),
-        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_7),
-        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_8),
-        ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", _slip_beam_search_9),
-        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_10),
-        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_11),
-        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_12),
-        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_13),
-        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_14),
-        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_15),
-        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_16),
-        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_17),
-        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_18),
-        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_19),
-        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_20),
-        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_21),
-        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_22),
-        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_23),
-        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_24),
-        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_25),
-        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_26),
-        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_27),
-        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_28),
-        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_29),
-        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_30),
-        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_31),
+        ("a finished hypothesis saved with the first row's prefix", "a finished hypothesis is ITS OWN row's prefix plus eos_id: live[row], with row = flat // V for each kept candidate", _slip_beam_search_3),
+        ('live scores cut from the top of best, not masked like the prefixes', "drop the finished candidates' scores with the mask that drops their prefixes: scores = best[keep], so each live prefix keeps its own score", _slip_beam_search_4),
+        ('the best of each row, then the first beam_size of them', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_5),
+        ('raw logits added', "a log-probability is never positive: turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)", _slip_beam_search_6),
+        ('the beam shrinks as hypotheses finish', 'take the beam_size best candidates at EVERY step, however many hypotheses finished before: a kept candidate that ends in eos_id leaves the live prefixes (so the next step may extend fewer of them), but it never lowers the number of candidates kept', _slip_beam_search_7),
+        ("the beam refilled with live candidates (Hugging Face's rule)", "take the beam_size best candidates, those ending in eos_id included: each finished one leaves the beam, and the next step extends only the live ones kept; do not refill the beam from further candidates (Hugging Face's generate does; this search does not)", _slip_beam_search_8),
+        ('topk(beam_size) without min(): a beam wider than the candidates', 'a beam may be wider than the candidates there are (beam_size > V at the first step): keep min(beam_size, total.numel()) of them', _slip_beam_search_9),
+        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_10),
+        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_11),
+        ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", _slip_beam_search_12),
+        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_13),
+        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_14),
+        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_15),
+        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_16),
+        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_17),
+        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_18),
+        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_19),
+        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_20),
+        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_21),
+        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_22),
+        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_23),
+        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_24),
+        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_25),
+        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_26),
+        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_27),
+        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_28),
+        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_29),
+        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_30),
+        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_31),
+        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_32),
+        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_33),
+        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_34),
     ],
 }
