@@ -23,7 +23,9 @@ from the answer to its next one. Requests:
   argument's `.grad` goes back too. With `stand_ins`, those names hold the course's
   helpers for the length of the call (`grader.standins`): each of their calls is a callback
   frame to the grader, answered on the request descriptor.
-- `module`: read or change a handle's structure, parameters, buffers and mode.
+- `module`: read or change a handle's structure, parameters, buffers and mode; or
+  (`unreached`) call its forward as `call` does and name the trainable parameters that
+  the output's graph does not reach.
 - `adopt`: copy the student's own files (`/opt/submission`, read-only) into the working
   folder; sent once, before the first cell, to a kernel that was started ahead of its
   notebook (`grader.execute.take_kernel`).
