@@ -209,9 +209,8 @@ def built(run: CheckRun, call: str, *args, **kwargs):
     made = run.call(call, *args, **kwargs)
     view = module_view(made)
     if view is None:
-        run.fail(
-            f"{call} is not an nn.Module (got {type(made).__name__}).", hint=HINT_MODULE_SUBCLASS
-        )
+        run.fail(f"{call} is not an nn.Module (got {type(made).__name__}).",
+                 hint=HINT_MODULE_SUBCLASS)  # fmt: skip
     return view
 
 
@@ -244,11 +243,9 @@ def expect_deterministic(
     second = run.invoke(call, view, *args, crash_hints=crash_hints)
     view.train(was_training)
     tensors = all(isinstance(t, torch.Tensor) for t in (first, second))
-    run.expect_true(
-        not tensors or first.shape != second.shape or torch.equal(first, second),
-        f"{call}: two calls on the same input in eval mode gave different outputs.",
-        hint=HINT_DROPOUT,
-    )
+    run.expect_true(not tensors or first.shape != second.shape or torch.equal(first, second),
+                    f"{call}: two calls on the same input in eval mode gave different outputs.",
+                    hint=HINT_DROPOUT)  # fmt: skip
 
 
 def forbid(run: CheckRun, banned: set[str], what: str, hint: str) -> None:
@@ -451,11 +448,8 @@ def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[
         except Exception:  # an output of another kind: not this slip
             continue
         if same:
-            run.fail(
-                f"{case.call} returned non-finite values.\nThis looks like a known mistake: "
-                f"{slip.name}.",
-                hint=slip.hint,
-            )
+            run.fail(f"{case.call} returned non-finite values.\nThis looks like a known "
+                     f"mistake: {slip.name}.", hint=slip.hint)  # fmt: skip
 
 
 def _expect_graph(run: CheckRun, case: Case, module, seen) -> None:
@@ -468,12 +462,9 @@ def _expect_graph(run: CheckRun, case: Case, module, seen) -> None:
     if module is None or not (isinstance(out, torch.Tensor) and out.is_floating_point()):
         return
     if any(trains for *_, trains in module.info()["params"]):
-        run.expect_true(
-            out.requires_grad,
-            f"{case.call} returned an output without a graph (requires_grad is False), though "
-            "the module has parameters to train.",
-            hint=HINT_KEEP_GRAPH,
-        )
+        run.expect_true(out.requires_grad, f"{case.call} returned an output without a graph "
+                        "(requires_grad is False), though the module has parameters to train.",
+                        hint=HINT_KEEP_GRAPH)  # fmt: skip
 
 
 def _agreeing(seen, form, case: Case) -> float:
@@ -489,14 +480,25 @@ def _agreeing(seen, form, case: Case) -> float:
 
 # -- running a case ----------------------------------------------------------------------------
 def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
-    """Call, shape, finite, close (naming the slip the output matches); the output."""
+    """Call, shape, finite, close (naming the slip the output matches), then a module's graph
+    (after the values, so that a wrong output gets its own hint); the output."""
+    seen, module = _checked(run, case, slips), run.module
+    if module is not None and case.raises is None and case.drive is None:  # each param reached
+        lost = run.invoke(case.call, lambda *a, **k: module.unreached(a, k), *case.args,
+                          crash_hints=case.crash_hints, **case.keywords)  # fmt: skip
+        named = ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
+        run.expect_true(not lost, f"{case.call}: the output's graph does not reach {named}, so "
+                        "they cannot train.", hint=HINT_KEEP_GRAPH)  # fmt: skip
+    return seen
+
+
+def _checked(run: CheckRun, case: Case, slips: Sequence[Mistake]):
     module = None if case.build is None else _build(run, case.build)
     run.module = module
     if case.raises is not None:
         raising = run if module is None else CheckRun(module, name=run.name, passed=run.passed)
-        raising.expect_raises(
-            case.call, case.raises, *case.args, mentions=case.mentions, **case.keywords
-        )
+        raising.expect_raises(case.call, case.raises, *case.args, mentions=case.mentions,
+                              **case.keywords)  # fmt: skip
         run.passed = raising.passed
         return None
     fn = run.func if module is None else module
@@ -524,20 +526,16 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     returns = case.returns
     shapes = case.shape or tuple(_shape_of(e) for e in expected)
     n = len(returns.parts)
-    run.expect_true(
-        isinstance(seen, tuple | list) and len(seen) == n,
-        f"{case.call} should return a tuple ({returns.names}); got {type(seen).__name__}"
-        + (f" of length {len(seen)}" if isinstance(seen, tuple | list) else ""),
-        hint=returns.hint,
-    )
+    length = f" of length {len(seen)}" if isinstance(seen, tuple | list) else ""
+    run.expect_true(isinstance(seen, tuple | list) and len(seen) == n, f"{case.call} should "
+                    f"return a tuple ({returns.names}); got {type(seen).__name__}{length}",
+                    hint=returns.hint)  # fmt: skip
     got = [tuple(_shape_of(s)) for s in seen]
     if returns.order_hint and got != [tuple(s) for s in shapes]:
         if sorted(got) == sorted(tuple(s) for s in shapes) and len(set(got)) == n:
             order = [next(p.label for p in returns.parts if shapes[p.index] == g) for g in got]
-            run.fail(
-                f"{case.call} returned ({', '.join(order)}) instead of ({returns.names}).",
-                hint=returns.order_hint,
-            )
+            run.fail(f"{case.call} returned ({', '.join(order)}) instead of ({returns.names}).",
+                     hint=returns.order_hint)  # fmt: skip
     for part in returns.parts:
         label = f"{case.call}: {part.label}"
         run.expect_shape(label, seen[part.index], shapes[part.index], hint=part.shape_hint,
@@ -554,16 +552,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
             for m in slips
             if (o := _parts(m.output, part.index)) is not None
         ]
-        _close(
-            run,
-            case,
-            f"{case.call}: {part.label}",
-            seen[part.index],
-            expected[part.index],
-            on_part,
-            case.hint or part.hint,
-            part.what,
-        )
+        _close(run, case, f"{case.call}: {part.label}", seen[part.index], expected[part.index],
+               on_part, case.hint or part.hint, part.what)  # fmt: skip
     if case.then is not None:
         case.then(run, case, seen)
     return seen
@@ -616,10 +606,8 @@ def _one_number(run: CheckRun, case: Case, seen) -> float:
             shape = f" of shape {tuple(np.shape(seen))}"
         except ValueError:  # a ragged list
             shape = ""
-        run.fail(
-            f"{case.call} returned {type(seen).__name__}{shape}; expected one number.",
-            hint=_shape_hint(case, seen, ()) if case.shape_hint else None,
-        )
+        run.fail(f"{case.call} returned {type(seen).__name__}{shape}; expected one number.",
+                 hint=_shape_hint(case, seen, ()) if case.shape_hint else None)  # fmt: skip
     assert number is not None  # run.fail raised otherwise
     run.passed += 1
     return number
@@ -717,14 +705,8 @@ def run_reference_cases(
     for case in cases:
         expected = call_local(reference, case)
         mistakes = slips.hidden(function, reference, case)
-        prepared.append(
-            (
-                _coinciding(mistakes, expected, case_tolerance(case, expected)),
-                case,
-                expected,
-                mistakes,
-            )
-        )
+        prepared.append((_coinciding(mistakes, expected, case_tolerance(case, expected)), case,
+                         expected, mistakes))  # fmt: skip
     # A case on which two slips give one output (a 1-query trial: scaling by the number of
     # tokens is no scaling) cannot say which one it saw; the cases that can go first, so the
     # first failure reported names the slip whenever any case can.
@@ -734,11 +716,8 @@ def run_reference_cases(
 
 def _coinciding(mistakes: Sequence[Mistake], expected, tol: Tolerance) -> int:
     """How many pairs of `mistakes` give one output (within `tol`) on a case."""
-    return sum(
-        _matches(a.output, b.output, expected, tol)
-        for i, a in enumerate(mistakes)
-        for b in mistakes[i + 1 :]
-    )
+    return sum(_matches(a.output, b.output, expected, tol)
+               for i, a in enumerate(mistakes) for b in mistakes[i + 1 :])  # fmt: skip
 
 
 def fallback_hints(cases: Sequence[Case]) -> set[str]:

@@ -69,6 +69,9 @@ class LocalModule:
             ],
         }
 
+    def unreached(self, args: tuple, kwargs: dict) -> list[str]:
+        return unreached(self.module, self.module(*args, **kwargs))
+
     def tensors(self, *paths: str) -> list:
         out: list[torch.Tensor | None] = []
         for path in paths:
@@ -108,6 +111,22 @@ class LocalModule:
     def to(self, dtype: torch.dtype):
         self.module.to(dtype)
         return self
+
+
+def unreached(module: nn.Module, result) -> list[str]:
+    """`module`'s trainable parameters (up to 20 names) that the graph of `result`, a float
+    tensor or the first of a tuple, does not reach (a gradient of None: they never train)."""
+    out = result[0] if isinstance(result, tuple | list) and result else result
+    named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+    if not (named and isinstance(out, torch.Tensor) and out.is_floating_point()):
+        return []
+    if not out.requires_grad:
+        return [n for n, _ in named][:20]
+    try:  # a backward that fails (a saved tensor changed in place) is not this test's to judge
+        grads = torch.autograd.grad(out.float().sum(), [p for _, p in named], allow_unused=True)
+    except RuntimeError:
+        return []
+    return [n for (n, _), g in zip(named, grads) if g is None][:20]
 
 
 def module_view(value):

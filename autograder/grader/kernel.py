@@ -23,7 +23,9 @@ from the answer to its next one. Requests:
   argument's `.grad` goes back too. With `stand_ins`, those names hold the course's
   helpers for the length of the call (`grader.standins`): each of their calls is a callback
   frame to the grader, answered on the request descriptor.
-- `module`: read or change a handle's structure, parameters, buffers and mode.
+- `module`: read or change a handle's structure, parameters, buffers and mode; or
+  (`unreached`) call its forward as `call` does and name the trainable parameters that
+  the output's graph does not reach.
 - `adopt`: copy the student's own files (`/opt/submission`, read-only) into the working
   folder; sent once, before the first cell, to a kernel that was started ahead of its
   notebook (`grader.execute.take_kernel`).
@@ -244,7 +246,10 @@ class Kernel:
         stand_ins=(),
         request_id=None,
         classes=(),
+        reach: bool = False,
     ) -> dict:
+        """`reach`: reply with the trainable parameters the output's graph leaves unreached
+        (`_unreached`), in place of the result and the arguments."""
         func = self._target(target)
         names = standins.valid_names(stand_ins)
         if names and self.stand_ins is not None:
@@ -255,10 +260,10 @@ class Kernel:
                 target.get("name"),
                 frozenset(standins.valid_names(classes)),
             ):
-                return self._call(func, args, kwargs, backward)
-        return self._call(func, args, kwargs, backward)
+                return self._call(func, args, kwargs, backward, reach)
+        return self._call(func, args, kwargs, backward, reach)
 
-    def _call(self, func, args, kwargs, backward: bool) -> dict:
+    def _call(self, func, args, kwargs, backward: bool, reach: bool = False) -> dict:
         decoder = wire.Decoder(objects=True, lookup=self.lookup)
         args = decoder.decode(args)
         kwargs = decoder.decode(kwargs)
@@ -267,6 +272,8 @@ class Kernel:
         sys.stdout = out
         try:
             result = func(*args, **kwargs)
+            if reach:
+                return {"ok": True, "unreached": _unreached(func, result)}
             grads = _backward(result, args) if backward else None
         except BaseException as err:  # the student's exception is the answer to send back
             failed = {"ok": False, "exc": _exception(err)}
@@ -311,6 +318,16 @@ class Kernel:
             raise TypeError(f"object {number} is a {type(module).__name__}, not an nn.Module")
         if action == "info":
             return self._info(module)
+        if action == "unreached":  # a forward call, as `call` makes it, then a backward
+            return self.call(
+                {"handle": number},
+                request.get("args", []),
+                request.get("kwargs", {"__dict__": []}),
+                stand_ins=request.get("stand_ins") or [],
+                request_id=request.get("id"),
+                classes=request.get("stand_in_classes") or [],
+                reach=True,
+            )
         if action == "get":
             return {
                 "values": [
@@ -402,6 +419,25 @@ def _backward(result, args) -> list:
     if isinstance(result, torch.Tensor) and result.requires_grad and result.numel() == 1:
         result.backward()
     return [a.grad if isinstance(a, torch.Tensor) else None for a in args]
+
+
+def _unreached(module, result) -> list[str]:
+    """The names (first 20) of `module`'s trainable parameters that the graph of `result`
+    (a float tensor, or the first of a tuple) does not reach: they get no gradient (None, not
+    zeros) and would never train. As `attnbook.checks._modules.unreached`."""
+    import torch
+
+    out = result[0] if isinstance(result, tuple | list) and result else result
+    named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+    if not (named and isinstance(out, torch.Tensor) and out.is_floating_point()):
+        return []
+    if not out.requires_grad:
+        return [_name(n) for n, _ in named][:20]
+    try:  # a backward that fails (a saved tensor changed in place) is not this test's to judge
+        grads = torch.autograd.grad(out.float().sum(), [p for _, p in named], allow_unused=True)
+    except RuntimeError:
+        return []
+    return [_name(n) for (n, _), g in zip(named, grads) if g is None][:20]
 
 
 def _name(value) -> str:

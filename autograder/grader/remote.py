@@ -59,7 +59,8 @@ class KernelChannel:
     def request(self, message: dict, deadline: float | None = None) -> dict:
         self.next_id += 1
         message = {**message, "id": self.next_id}
-        if self.stand_ins is not None and message.get("op") == "call":
+        calls = message.get("op") == "call" or message.get("action") == "unreached"
+        if self.stand_ins is not None and calls:
             message["stand_ins"] = self.stand_ins.names()
             message["stand_in_classes"] = self.stand_ins.classes()
         deadline = self.deadline if deadline is None else deadline
@@ -306,6 +307,16 @@ class RemoteModule(_Remote):
             raise TypeError(
                 f"the kernel described {self.__name__} in a way the grader cannot read: {err}"
             ) from None
+
+    def unreached(self, args: tuple, kwargs: dict) -> list[str]:
+        """A forward on `args`, called as `__attnbook_call__` calls it, then a backward: the
+        names (first 20) of the trainable parameters its output's graph does not reach."""
+        try:
+            sent_args, sent_kwargs = wire.encode_call(list(args), dict(kwargs))
+        except wire.Unsendable as why:
+            raise TypeError(f"the grader cannot pass {why} to {self.__name__}") from None
+        names = self._module("unreached", args=sent_args, kwargs=sent_kwargs).get("unreached")
+        return [str(n)[:NAME_LIMIT] for n in names][:20] if isinstance(names, list) else []
 
     def tensors(self, *paths: str) -> list:
         values = self._module("get", names=list(paths)).get("values") or []

@@ -2,7 +2,7 @@
 
 from grader.catalogue import alternative, catalogue, delete, edit, explained, mistake, replace_line
 
-from attnbook.checks import HINT_NO_RETURN, nb05
+from attnbook.checks import HINT_KEEP_GRAPH, HINT_NO_RETURN, nb05
 
 WHY = explained("05_multihead")  # detects=WHY: the question's explanation
 
@@ -389,6 +389,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MHA, "mask not passed on", [edit("1", "self.n_heads"), edit("allowed", "None")],
             hint="pass allowed on to scaled_dot_product_attention",
             like="one head over the whole width"),
+    mistake(MHA, "queries and keys detached: W_Q and W_K never train", [
+        edit("self.W_Q(x), self.n_heads)", "self.W_Q(x), self.n_heads).detach()"),
+        edit("self.W_K(x), self.n_heads)", "self.W_K(x), self.n_heads).detach()"),
+    ], detects=HINT_KEEP_GRAPH),
     mistake(MHA, "linear layers without bias", edit("d_model)", "d_model, bias=False)", count=4),
             detects=nb05.HINT_LAYER_BIAS),
     mistake(MHA, "projection widths d_k instead of d_model", [

@@ -193,6 +193,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MLP, "forward under torch.no_grad() (copied from inference code)",
             replace_line("return self.fc_out(", "with torch.no_grad():\n"
                          "    return self.fc_out(F.gelu(self.fc_in(x)))"), detects=HINT_KEEP_GRAPH),
+    mistake(MLP, "hidden activations detached: fc_in never trains",
+            edit("F.gelu(self.fc_in(x))", "F.gelu(self.fc_in(x)).detach()"),
+            detects=HINT_KEEP_GRAPH),
     mistake(MLP, "no activation", (None, """
         return self.fc_out(self.fc_in(x))"""),
             hint="apply GELU between fc_in and fc_out; without it two linear layers collapse into "
@@ -458,6 +461,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb06.HINT_LN_FINAL, like="the head without its bias"),
     mistake(DECODER, "the head without its bias", edit("vocab_size)", "vocab_size, bias=False)"),
             base=DECODER_INIT, detects=nb06.HINT_HEAD_BIAS),
+    mistake(DECODER, "the blocks under torch.no_grad(): only ln_final and the head train",
+            replace_line("h = block(h, rope)", "with torch.no_grad():\n    h = block(h, rope)"),
+            detects=HINT_KEEP_GRAPH),
     mistake(DECODER, "softmax applied to the logits", [
         edit(", device=idx.device", ""), edit("h))", "h)).softmax(dim=-1)"),
     ], detects=nb06.HINT_LOGITS_SOFTMAXED),

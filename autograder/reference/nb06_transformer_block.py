@@ -492,8 +492,22 @@ class _slip_MLP_2(nn.Module):
         with torch.no_grad():
             return self.fc_out(F.gelu(self.fc_in(x)))
 
-# MLP: no activation
+# MLP: hidden activations detached: fc_in never trains
 class _slip_MLP_3(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(x)).detach())
+
+# MLP: no activation
+class _slip_MLP_4(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -507,7 +521,7 @@ class _slip_MLP_3(nn.Module):
         return self.fc_out(self.fc_in(x))
 
 # MLP: an extra GELU at the output
-class _slip_MLP_4(nn.Module):
+class _slip_MLP_5(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -521,7 +535,7 @@ class _slip_MLP_4(nn.Module):
         return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))
 
 # MLP: residual added inside the MLP
-class _slip_MLP_5(nn.Module):
+class _slip_MLP_6(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -535,7 +549,7 @@ class _slip_MLP_5(nn.Module):
         return x + self.fc_out(F.gelu(self.fc_in(x)))
 
 # MLP: layer sizes swapped
-class _slip_MLP_6(nn.Module):
+class _slip_MLP_7(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -549,7 +563,7 @@ class _slip_MLP_6(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(x)))
 
 # MLP: linear layers without bias
-class _slip_MLP_7(nn.Module):
+class _slip_MLP_8(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -563,7 +577,7 @@ class _slip_MLP_7(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(x)))
 
 # MLP: an nn.Sequential instead of the named layers
-class _slip_MLP_8(nn.Module):
+class _slip_MLP_9(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -576,7 +590,7 @@ class _slip_MLP_8(nn.Module):
         return self.net(x)
 
 # MLP: SiLU instead of GELU
-class _slip_MLP_9(nn.Module):
+class _slip_MLP_10(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -590,7 +604,7 @@ class _slip_MLP_9(nn.Module):
         return self.fc_out(F.silu(self.fc_in(x)))
 
 # MLP: sigmoid approximation of GELU, x * sigmoid(1.702 x)
-class _slip_MLP_10(nn.Module):
+class _slip_MLP_11(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -605,7 +619,7 @@ class _slip_MLP_10(nn.Module):
         return self.fc_out(a * torch.sigmoid(1.702 * a))
 
 # MLP: GELU applied to the input before fc_in
-class _slip_MLP_11(nn.Module):
+class _slip_MLP_12(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -619,7 +633,7 @@ class _slip_MLP_11(nn.Module):
         return self.fc_out(self.fc_in(F.gelu(x)))
 
 # MLP: F.dropout on the hidden layer (training=True by default)
-class _slip_MLP_12(nn.Module):
+class _slip_MLP_13(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -633,7 +647,7 @@ class _slip_MLP_12(nn.Module):
         return self.fc_out(F.dropout(F.gelu(self.fc_in(x)), 0.1))
 
 # MLP: a LayerNorm inside the MLP
-class _slip_MLP_13(nn.Module):
+class _slip_MLP_14(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -647,7 +661,7 @@ class _slip_MLP_13(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(F.layer_norm(x, (self.d_model,)))))
 
 # MLP: tokens flattened and not reshaped back
-class _slip_MLP_14(nn.Module):
+class _slip_MLP_15(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -661,7 +675,7 @@ class _slip_MLP_14(nn.Module):
         return self.fc_out(F.gelu(self.fc_in(x.reshape(-1, self.d_model))))
 
 # MLP: forward without return
-class _slip_MLP_15(nn.Module):
+class _slip_MLP_16(nn.Module):
 
     def __init__(self, d_model, d_hidden):
         super().__init__()
@@ -1294,8 +1308,52 @@ class _slip_Decoder_3(nn.Module):
             h = block(h, rope)
         return self.head(self.ln_final(h))
 
-# Decoder: softmax applied to the logits
+# Decoder: the blocks under torch.no_grad(): only ln_final and the head train
 class _slip_Decoder_4(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            with torch.no_grad():
+                h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: softmax applied to the logits
+class _slip_Decoder_5(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1338,7 +1396,7 @@ class _slip_Decoder_4(nn.Module):
         return self.head(self.ln_final(h)).softmax(dim=-1)
 
 # Decoder: learned positions never added
-class _slip_Decoder_5(nn.Module):
+class _slip_Decoder_6(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1381,7 +1439,7 @@ class _slip_Decoder_5(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoids never added
-class _slip_Decoder_6(nn.Module):
+class _slip_Decoder_7(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1424,7 +1482,7 @@ class _slip_Decoder_6(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: positions looked up with the token ids
-class _slip_Decoder_7(nn.Module):
+class _slip_Decoder_8(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1467,7 +1525,7 @@ class _slip_Decoder_7(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: RoPE tables not passed to the blocks
-class _slip_Decoder_8(nn.Module):
+class _slip_Decoder_9(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1510,7 +1568,7 @@ class _slip_Decoder_8(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: token embedding scaled by sqrt(d_model)
-class _slip_Decoder_9(nn.Module):
+class _slip_Decoder_10(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1553,7 +1611,7 @@ class _slip_Decoder_9(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: one block repeated n_layers times
-class _slip_Decoder_10(nn.Module):
+class _slip_Decoder_11(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1596,7 +1654,7 @@ class _slip_Decoder_10(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: a trainable position table for every option
-class _slip_Decoder_11(nn.Module):
+class _slip_Decoder_12(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1639,7 +1697,7 @@ class _slip_Decoder_11(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: RoPE tables built for the full width d_model
-class _slip_Decoder_12(nn.Module):
+class _slip_Decoder_13(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1682,7 +1740,7 @@ class _slip_Decoder_12(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: block outputs discarded (block(h) not assigned)
-class _slip_Decoder_13(nn.Module):
+class _slip_Decoder_14(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1725,7 +1783,7 @@ class _slip_Decoder_13(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: final LayerNorm applied after every block
-class _slip_Decoder_14(nn.Module):
+class _slip_Decoder_15(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1768,7 +1826,7 @@ class _slip_Decoder_14(nn.Module):
         return self.head(h)
 
 # Decoder: positions added before every block
-class _slip_Decoder_15(nn.Module):
+class _slip_Decoder_16(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1811,7 +1869,7 @@ class _slip_Decoder_15(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoid table not sliced to the sequence length
-class _slip_Decoder_16(nn.Module):
+class _slip_Decoder_17(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1854,7 +1912,7 @@ class _slip_Decoder_16(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: blocks in a plain Python list
-class _slip_Decoder_17(nn.Module):
+class _slip_Decoder_18(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1897,7 +1955,7 @@ class _slip_Decoder_17(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoid table stored as a trainable nn.Parameter
-class _slip_Decoder_18(nn.Module):
+class _slip_Decoder_19(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1940,7 +1998,7 @@ class _slip_Decoder_18(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoid table built with torch.zeros, final LayerNorm forgotten
-class _slip_Decoder_19(nn.Module):
+class _slip_Decoder_20(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1989,7 +2047,7 @@ class _slip_Decoder_19(nn.Module):
         return self.head(h)
 
 # Decoder: sinusoids sliced from the wrong end ([-L:])
-class _slip_Decoder_20(nn.Module):
+class _slip_Decoder_21(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2032,7 +2090,7 @@ class _slip_Decoder_20(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: learned positions off by one (arange(1, L + 1))
-class _slip_Decoder_21(nn.Module):
+class _slip_Decoder_22(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2075,7 +2133,7 @@ class _slip_Decoder_21(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: L read from idx.shape[0] (the batch size)
-class _slip_Decoder_22(nn.Module):
+class _slip_Decoder_23(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2118,7 +2176,7 @@ class _slip_Decoder_22(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: the last block skipped (blocks[:-1])
-class _slip_Decoder_23(nn.Module):
+class _slip_Decoder_24(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2161,7 +2219,7 @@ class _slip_Decoder_23(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: rope given to the first block only
-class _slip_Decoder_24(nn.Module):
+class _slip_Decoder_25(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2204,7 +2262,7 @@ class _slip_Decoder_24(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: logits from the embedding matrix (tied though a head was made)
-class _slip_Decoder_25(nn.Module):
+class _slip_Decoder_26(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2247,7 +2305,7 @@ class _slip_Decoder_25(nn.Module):
         return self.ln_final(h) @ self.embed.weight.T + self.head.bias
 
 # Decoder: no head: logits from the embedding matrix
-class _slip_Decoder_26(nn.Module):
+class _slip_Decoder_27(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2289,7 +2347,7 @@ class _slip_Decoder_26(nn.Module):
         return self.ln_final(h) @ self.embed.weight.T
 
 # Decoder: the token embedding named tok_emb (nanoGPT's wte)
-class _slip_Decoder_27(nn.Module):
+class _slip_Decoder_28(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2332,7 +2390,7 @@ class _slip_Decoder_27(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: every block fed the embeddings (h never updated in the loop)
-class _slip_Decoder_28(nn.Module):
+class _slip_Decoder_29(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2377,7 +2435,7 @@ class _slip_Decoder_28(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: the stub's raise left above the written forward
-class _slip_Decoder_29(nn.Module):
+class _slip_Decoder_30(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2703,19 +2761,20 @@ SLIPS = {
         ('tanh approximation of GELU', "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default approximate='none'", _slip_MLP_0),
         ('ReLU instead of GELU', 'the activation is GELU, not ReLU', _slip_MLP_1),
         ('forward under torch.no_grad() (copied from inference code)', 'keep the graph: no torch.no_grad(), .detach() or numpy round trip in forward or in the functions it calls; the output must carry gradients back to the parameters, or the model cannot train', _slip_MLP_2),
-        ('no activation', 'apply GELU between fc_in and fc_out; without it two linear layers collapse into one', _slip_MLP_3),
-        ('an extra GELU at the output', 'GELU goes between the layers only: fc_out(GELU(fc_in(x)))', _slip_MLP_4),
-        ('residual added inside the MLP', 'the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual', _slip_MLP_5),
-        ('layer sizes swapped', 'fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model', _slip_MLP_6),
-        ('linear layers without bias', 'keep the bias of nn.Linear (bias=True, the default)', _slip_MLP_7),
-        ('an nn.Sequential instead of the named layers', 'create self.fc_in = nn.Linear(...) in __init__; the autograder and the reference model find layers by these names', _slip_MLP_8),
-        ('SiLU instead of GELU', 'the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)', _slip_MLP_9),
-        ('sigmoid approximation of GELU, x * sigmoid(1.702 x)', 'use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()', _slip_MLP_10),
-        ('GELU applied to the input before fc_in', 'apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))', _slip_MLP_11),
-        ('F.dropout on the hidden layer (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MLP_12),
-        ('a LayerNorm inside the MLP', 'the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it', _slip_MLP_13),
-        ('tokens flattened and not reshaped back', "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last axis, so there is no need to flatten the tokens (and a flattened result must be reshaped back)", _slip_MLP_14),
-        ('forward without return', 'end MLP.forward with `return` and its result', _slip_MLP_15),
+        ('hidden activations detached: fc_in never trains', 'keep the graph: no torch.no_grad(), .detach() or numpy round trip in forward or in the functions it calls; the output must carry gradients back to the parameters, or the model cannot train', _slip_MLP_3),
+        ('no activation', 'apply GELU between fc_in and fc_out; without it two linear layers collapse into one', _slip_MLP_4),
+        ('an extra GELU at the output', 'GELU goes between the layers only: fc_out(GELU(fc_in(x)))', _slip_MLP_5),
+        ('residual added inside the MLP', 'the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual', _slip_MLP_6),
+        ('layer sizes swapped', 'fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model', _slip_MLP_7),
+        ('linear layers without bias', 'keep the bias of nn.Linear (bias=True, the default)', _slip_MLP_8),
+        ('an nn.Sequential instead of the named layers', 'create self.fc_in = nn.Linear(...) in __init__; the autograder and the reference model find layers by these names', _slip_MLP_9),
+        ('SiLU instead of GELU', 'the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)', _slip_MLP_10),
+        ('sigmoid approximation of GELU, x * sigmoid(1.702 x)', 'use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()', _slip_MLP_11),
+        ('GELU applied to the input before fc_in', 'apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))', _slip_MLP_12),
+        ('F.dropout on the hidden layer (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MLP_13),
+        ('a LayerNorm inside the MLP', 'the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it', _slip_MLP_14),
+        ('tokens flattened and not reshaped back', "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last axis, so there is no need to flatten the tokens (and a flattened result must be reshaped back)", _slip_MLP_15),
+        ('forward without return', 'end MLP.forward with `return` and its result', _slip_MLP_16),
     ],
     'PreNormBlock': [
         ('post-norm where pre-norm is asked', 'pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)); the bypass H must reach the sum untouched', _slip_PreNormBlock_0),
@@ -2749,32 +2808,33 @@ SLIPS = {
         ('the final LayerNorm forgotten (created, not applied)', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_1),
         ('the final LayerNorm forgotten (never created)', 'create self.ln_final = nn.LayerNorm(d_model) and apply it to H_N before the head', _slip_Decoder_2),
         ('the head without its bias', 'the head is nn.Linear(d_model, vocab_size) WITH its bias c: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_3),
-        ('softmax applied to the logits', 'return the logits themselves; the softmax belongs to the loss and the sampler', _slip_Decoder_4),
-        ('learned positions never added', "positions='learned': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_5),
-        ('sinusoids never added', "positions='sinusoidal': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_6),
-        ('positions looked up with the token ids', 'the position of token l is l: index with torch.arange(L), not with the ids', _slip_Decoder_7),
-        ('RoPE tables not passed to the blocks', "positions='rope': pass rope = (cos[:L], sin[:L]) to every block", _slip_Decoder_8),
-        ('token embedding scaled by sqrt(d_model)', 'no sqrt(d_model) factor in this model: H0 = E[w] + P', _slip_Decoder_9),
-        ('one block repeated n_layers times', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_10),
-        ('a trainable position table for every option', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_11),
-        ('RoPE tables built for the full width d_model', "RoPE rotates the pairs of each head's queries and keys: rope_tables(max_len, d_model // n_heads)", _slip_Decoder_12),
-        ('block outputs discarded (block(h) not assigned)', 'a block returns a new tensor: keep it, h = block(h, ...), and pass it on', _slip_Decoder_13),
-        ('final LayerNorm applied after every block', 'apply ln_final once, after the last block, just before the head', _slip_Decoder_14),
-        ('positions added before every block', 'add the position vectors once, to the token embedding: H0 = E[w] + P; the residual stream carries them on', _slip_Decoder_15),
-        ('sinusoid table not sliced to the sequence length', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_16),
-        ('blocks in a plain Python list', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_17),
-        ('sinusoid table stored as a trainable nn.Parameter', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_18),
-        ('sinusoid table built with torch.zeros, final LayerNorm forgotten', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_19),
-        ('sinusoids sliced from the wrong end ([-L:])', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_20),
-        ('learned positions off by one (arange(1, L + 1))', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_21),
-        ('L read from idx.shape[0] (the batch size)', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_22),
-        ('the last block skipped (blocks[:-1])', 'run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))', _slip_Decoder_23),
-        ('rope given to the first block only', "every block's attention rotates its queries and keys: pass the same rope to every block", _slip_Decoder_24),
-        ('logits from the embedding matrix (tied though a head was made)', 'this Decoder does not tie: the logits come from self.head, nn.Linear(d_model, vocab_size) with its own weight', _slip_Decoder_25),
-        ('no head: logits from the embedding matrix', 'create self.head, an nn.Linear from the d_model features to the vocab_size logits', _slip_Decoder_26),
-        ("the token embedding named tok_emb (nanoGPT's wte)", 'create self.embed, an nn.Embedding with one row of d_model numbers per token of the vocabulary', _slip_Decoder_27),
-        ('every block fed the embeddings (h never updated in the loop)', "feed each block the previous block's output: h = block(h, ...)", _slip_Decoder_28),
-        ("the stub's raise left above the written forward", "delete the `raise NotImplementedError()` line: the stub's placeholder still runs before your code (or instead of it)", _slip_Decoder_29),
+        ('the blocks under torch.no_grad(): only ln_final and the head train', 'keep the graph: no torch.no_grad(), .detach() or numpy round trip in forward or in the functions it calls; the output must carry gradients back to the parameters, or the model cannot train', _slip_Decoder_4),
+        ('softmax applied to the logits', 'return the logits themselves; the softmax belongs to the loss and the sampler', _slip_Decoder_5),
+        ('learned positions never added', "positions='learned': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_6),
+        ('sinusoids never added', "positions='sinusoidal': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_7),
+        ('positions looked up with the token ids', 'the position of token l is l: index with torch.arange(L), not with the ids', _slip_Decoder_8),
+        ('RoPE tables not passed to the blocks', "positions='rope': pass rope = (cos[:L], sin[:L]) to every block", _slip_Decoder_9),
+        ('token embedding scaled by sqrt(d_model)', 'no sqrt(d_model) factor in this model: H0 = E[w] + P', _slip_Decoder_10),
+        ('one block repeated n_layers times', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_11),
+        ('a trainable position table for every option', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_12),
+        ('RoPE tables built for the full width d_model', "RoPE rotates the pairs of each head's queries and keys: rope_tables(max_len, d_model // n_heads)", _slip_Decoder_13),
+        ('block outputs discarded (block(h) not assigned)', 'a block returns a new tensor: keep it, h = block(h, ...), and pass it on', _slip_Decoder_14),
+        ('final LayerNorm applied after every block', 'apply ln_final once, after the last block, just before the head', _slip_Decoder_15),
+        ('positions added before every block', 'add the position vectors once, to the token embedding: H0 = E[w] + P; the residual stream carries them on', _slip_Decoder_16),
+        ('sinusoid table not sliced to the sequence length', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_17),
+        ('blocks in a plain Python list', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_18),
+        ('sinusoid table stored as a trainable nn.Parameter', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_19),
+        ('sinusoid table built with torch.zeros, final LayerNorm forgotten', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_20),
+        ('sinusoids sliced from the wrong end ([-L:])', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_21),
+        ('learned positions off by one (arange(1, L + 1))', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_22),
+        ('L read from idx.shape[0] (the batch size)', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_23),
+        ('the last block skipped (blocks[:-1])', 'run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))', _slip_Decoder_24),
+        ('rope given to the first block only', "every block's attention rotates its queries and keys: pass the same rope to every block", _slip_Decoder_25),
+        ('logits from the embedding matrix (tied though a head was made)', 'this Decoder does not tie: the logits come from self.head, nn.Linear(d_model, vocab_size) with its own weight', _slip_Decoder_26),
+        ('no head: logits from the embedding matrix', 'create self.head, an nn.Linear from the d_model features to the vocab_size logits', _slip_Decoder_27),
+        ("the token embedding named tok_emb (nanoGPT's wte)", 'create self.embed, an nn.Embedding with one row of d_model numbers per token of the vocabulary', _slip_Decoder_28),
+        ('every block fed the embeddings (h never updated in the loop)', "feed each block the previous block's output: h = block(h, ...)", _slip_Decoder_29),
+        ("the stub's raise left above the written forward", "delete the `raise NotImplementedError()` line: the stub's placeholder still runs before your code (or instead of it)", _slip_Decoder_30),
     ],
     'count_parameters': [
         ('attention biases forgotten', 'each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)', _slip_count_parameters_0),
