@@ -242,8 +242,8 @@ MISTAKES = [
                  "flat // V for each kept candidate"),
     mistake("beam_search", "live scores cut from the top of best, not masked like the prefixes",
             edit("scores = best[keep]", "scores = best[:int(keep.sum())]"),
-            hint="drop the finished candidates' scores with the mask that drops their prefixes: "
-                 "scores = best[keep], so each live prefix keeps its own score"),
+            hint="drop the finished candidates' scores with the same mask that drops their "
+                 "prefixes, so that each live prefix keeps its own score"),
     mistake("beam_search", "the best of each row, then the first beam_size of them", replace_line(
         "best, flat = total.flatten().topk",
         "per_row, cols = total.topk(min(beam_size, total.shape[1]), dim=-1)\n"

@@ -918,7 +918,7 @@ SLIPS = {
             )),
         ],
         'length 0.52 2 0.6': [
-            ('live scores cut from the top of best, not masked like the prefixes', "drop the finished candidates' scores with the mask that drops their prefixes: scores = best[keep], so each live prefix keeps its own score", (
+            ('live scores cut from the top of best, not masked like the prefixes', "drop the finished candidates' scores with the same mask that drops their prefixes, so that each live prefix keeps its own score", (
                 None,
                 -0.6539259552955627,
             )),
