@@ -330,6 +330,67 @@ def test_exception_names_are_cut_in_the_kernel_and_on_rebuild():
     assert isinstance(rebuild_exception(sent), ValueError)  # the builtin in its MRO
 
 
+class _Reach(torch.nn.Module):
+    """Two layers and a frozen one; `cut` says how forward leaves part of its graph."""
+
+    def __init__(self, cut: str = "", width: int = 3):
+        super().__init__()
+        self.first, self.second = torch.nn.Linear(width, width), torch.nn.Linear(width, width)
+        self.frozen = torch.nn.Linear(width, width).requires_grad_(False)
+        self.cut = cut
+
+    def forward(self, x):
+        if self.cut == "no_grad":
+            with torch.no_grad():
+                return self.second(self.first(x))
+        h = self.first(x)
+        h = h.detach() if self.cut == "detach" else h
+        if self.cut == "in_place":  # a saved tensor changed: backward raises
+            h = torch.sigmoid(h)
+            h.mul_(2)
+        out = self.second(self.frozen(h))
+        if self.cut == "ids":
+            return out.argmax(-1)
+        return (out, h) if self.cut == "tuple" else out
+
+
+@pytest.mark.parametrize(
+    ("cut", "unreached"),
+    [
+        ("", []),
+        ("tuple", []),
+        ("detach", ["first.weight", "first.bias"]),
+        ("no_grad", ["first.weight", "first.bias", "second.weight", "second.bias"]),
+        ("in_place", []),  # left unjudged, not named
+        ("ids", []),  # not a float output: nothing to judge
+    ],
+)
+def test_the_kernel_and_the_check_library_name_the_same_unreached_parameters(cut, unreached):
+    """The `unreached` module action: the kernel's copy of the reach test and the check
+    library's (the kernel cannot import attnbook) name the same parameters, frozen ones never."""
+    from grader.kernel import _unreached
+
+    from attnbook.checks._modules import unreached as library_unreached
+
+    module, x = _Reach(cut), torch.randn(2, 3)
+    assert _unreached(module, module(x)) == library_unreached(module, module(x)) == unreached
+
+
+def test_the_kernel_names_at_most_twenty_unreached_parameters_each_cut_short():
+    from grader.kernel import NAME_LIMIT, _unreached
+
+    module = torch.nn.Sequential(*(torch.nn.Linear(1, 1) for _ in range(30)))
+    module.add_module("x" * 8_000, torch.nn.Linear(1, 1))
+    with torch.no_grad():
+        out = module[0](torch.ones(1, 1))
+    names = _unreached(module, out)
+    assert len(names) == 20 and names[:2] == ["0.weight", "0.bias"]
+    long = torch.nn.Module()
+    long.add_module("y" * 8_000, torch.nn.Linear(1, 1))
+    (name,) = _unreached(long, torch.ones(1))[:1]
+    assert len(name) <= NAME_LIMIT and name.startswith("yyy")
+
+
 # -- each test in a fresh process, with a deadline -----------------------------------------
 pytest_kernel = pytest.mark.skipif(not SANDBOX_OK, reason="no sandbox")
 

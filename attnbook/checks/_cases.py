@@ -452,21 +452,6 @@ def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[
                      f"mistake: {slip.name}.", hint=slip.hint)  # fmt: skip
 
 
-def _expect_graph(run: CheckRun, case: Case, module, seen) -> None:
-    """A module (None: not a module's case) whose parameters train returns its output (a float
-    tensor, or the first of a tuple) with a graph back to them: not computed under
-    torch.no_grad() or detached."""
-    import torch
-
-    out = seen[0] if isinstance(seen, tuple | list) and seen else seen
-    if module is None or not (isinstance(out, torch.Tensor) and out.is_floating_point()):
-        return
-    if any(trains for *_, trains in module.info()["params"]):
-        run.expect_true(out.requires_grad, f"{case.call} returned an output without a graph "
-                        "(requires_grad is False), though the module has parameters to train.",
-                        hint=HINT_KEEP_GRAPH)  # fmt: skip
-
-
 def _agreeing(seen, form, case: Case) -> float:
     """How much of `seen` is the right output `form`: infinity when all of it is; otherwise,
     for a tuple, the number of its parts that match (so a slip in one part is compared with
@@ -480,8 +465,9 @@ def _agreeing(seen, form, case: Case) -> float:
 
 # -- running a case ----------------------------------------------------------------------------
 def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
-    """Call, shape, finite, close (naming the slip the output matches), then a module's graph
-    (after the values, so that a wrong output gets its own hint); the output."""
+    """Call, shape, finite, close (naming the slip the output matches), then a module's graph:
+    each trainable parameter reached, none cut off by torch.no_grad() or .detach() (after the
+    values, so that a wrong output gets its own hint); the output."""
     seen, module = _checked(run, case, slips), run.module
     if module is not None and case.raises is None and case.drive is None:  # each param reached
         lost = run.invoke(case.call, lambda *a, **k: module.unreached(a, k), *case.args,
@@ -507,7 +493,6 @@ def _checked(run: CheckRun, case: Case, slips: Sequence[Mistake]):
     else:
         seen = run.invoke(case.call, fn, *case.args, crash_hints=case.crash_hints,
                           **case.keywords)  # fmt: skip
-    _expect_graph(run, case, module, seen)
     if case.unpack is not None:
         seen = _unpacked(run, case, seen)
     if case.before is not None:

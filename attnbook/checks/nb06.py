@@ -355,14 +355,14 @@ def _expect_same_parameters(
 BLOCK, DECODER = "PreNormBlock", "Decoder"
 
 
-HINT_LN1 = "create self.ln1 = nn.LayerNorm(d_model)"
-HINT_LN2 = "create self.ln2 = nn.LayerNorm(d_model)"
+HINT_LN1 = "create self.ln1 = nn.LayerNorm(d_model), with its weight and bias (the defaults)"
+HINT_LN2 = "create self.ln2 = nn.LayerNorm(d_model), with its weight and bias (the defaults)"
 HINT_ATTN = "use the given layer causal_self_attention(d_model, n_heads) as self.attn"
 HINT_MLP = "create self.mlp, your MLP with a hidden width of 4 * d_model"
 
 BLOCK_HINTS = [
-    ("ln1", "LN1 missing", HINT_LN1),
-    ("ln2", "LN2 missing", HINT_LN2),
+    ("ln1", "LN1 missing, or without its weight and bias", HINT_LN1),
+    ("ln2", "LN2 missing, or without its weight and bias", HINT_LN2),
     ("attn", "attention layer missing or built by hand", HINT_ATTN),
     ("mlp", "MLP missing", HINT_MLP),
 ]
@@ -509,7 +509,7 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
     return [
         ("head.weight", "vocabulary head missing", HINT_HEAD),
         ("head.bias", "vocabulary head without its bias", HINT_HEAD_BIAS),
-        ("ln_final", "the final LayerNorm forgotten", HINT_LN_FINAL),
+        ("ln_final", "the final LayerNorm forgotten or without its weight and bias", HINT_LN_FINAL),
         ("pos", "position parameters wrong for this option", learned),
         ("sinusoids", "the sinusoid table stored as a trainable parameter", learned),
         ("rope_", "the RoPE tables stored as trainable parameters", learned),
@@ -518,6 +518,10 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
     ]
 
 
+HINT_TABLE_BUFFER = (
+    "a fixed table is a buffer: self.register_buffer(name, table, persistent=False), so that "
+    "model.to(...) moves it with the weights (a plain attribute stays behind)"
+)
 HINT_LOGITS_SOFTMAXED = (
     "return the logits themselves; the softmax belongs to the loss and the sampler"
 )
@@ -571,6 +575,11 @@ def _inspect_decoder(run: CheckRun, call: str, view, *, sizes: tuple, positions:
     like = _decoder_like(sizes, positions)
     _expect_same_parameters(run, call, view, like, _decoder_hints(positions))
     _note_saved_buffers(run, view, like)
+    tables, info = ("sinusoids", "rope_cos", "rope_sin"), view.info()
+    kept = {name for name, *_ in info["buffers"] + info["params"]}
+    plain = [n for n, t in zip(tables, view.tensors(*tables)) if t is not None and n not in kept]
+    run.expect_true(not plain, f"{call} keeps {', '.join(plain)} as a plain tensor attribute, "
+                    "not a buffer.", hint=HINT_TABLE_BUFFER)  # fmt: skip
     if positions == "rope":
         shape = tuple(getattr(view.tensors("rope_cos")[0], "shape", ()))
         run.expect_true(

@@ -1010,8 +1010,26 @@ class _slip_PreNormBlock_17(nn.Module):
         u = h + self.attn(self.ln(h), rope)
         return u + self.mlp(self.ln(u))
 
-# PreNormBlock: ln2 never created: ln1 normalises both branches
+# PreNormBlock: LN1 built without its bias
 class _slip_PreNormBlock_18(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model, bias=False)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: ln2 never created: ln1 normalises both branches
+class _slip_PreNormBlock_19(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1028,7 +1046,7 @@ class _slip_PreNormBlock_18(nn.Module):
         return u + self.mlp(self.ln1(u))
 
 # PreNormBlock: the MLP written inline as an nn.Sequential, not the MLP class
-class _slip_PreNormBlock_19(nn.Module):
+class _slip_PreNormBlock_20(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1046,7 +1064,7 @@ class _slip_PreNormBlock_19(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: LayerScale on the MLP branch: a parameter the reference lacks
-class _slip_PreNormBlock_20(nn.Module):
+class _slip_PreNormBlock_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1065,7 +1083,7 @@ class _slip_PreNormBlock_20(nn.Module):
         return u + self.scale * self.mlp(self.ln2(u))
 
 # PreNormBlock: residual branches scaled by 1/2 (averaged with the input)
-class _slip_PreNormBlock_21(nn.Module):
+class _slip_PreNormBlock_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1083,7 +1101,7 @@ class _slip_PreNormBlock_21(nn.Module):
         return (u + self.mlp(self.ln2(u))) / 2
 
 # PreNormBlock: F.dropout on both branches (training=True by default)
-class _slip_PreNormBlock_22(nn.Module):
+class _slip_PreNormBlock_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1101,7 +1119,7 @@ class _slip_PreNormBlock_22(nn.Module):
         return u + F.dropout(self.mlp(self.ln2(u)), 0.1)
 
 # PreNormBlock: returns U (the MLP half computed, not returned)
-class _slip_PreNormBlock_23(nn.Module):
+class _slip_PreNormBlock_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1120,7 +1138,7 @@ class _slip_PreNormBlock_23(nn.Module):
         return u
 
 # PreNormBlock: LayerNorm eps 1e-6 (a hard-coded constant)
-class _slip_PreNormBlock_24(nn.Module):
+class _slip_PreNormBlock_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1308,8 +1326,51 @@ class _slip_Decoder_3(nn.Module):
             h = block(h, rope)
         return self.head(self.ln_final(h))
 
-# Decoder: the blocks under torch.no_grad(): only ln_final and the head train
+# Decoder: the RoPE tables kept as plain attributes, not buffers
 class _slip_Decoder_4(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.rope_cos = cos
+            self.rope_sin = sin
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: the blocks under torch.no_grad(): only ln_final and the head train
+class _slip_Decoder_5(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1353,7 +1414,7 @@ class _slip_Decoder_4(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: softmax applied to the logits
-class _slip_Decoder_5(nn.Module):
+class _slip_Decoder_6(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1396,7 +1457,7 @@ class _slip_Decoder_5(nn.Module):
         return self.head(self.ln_final(h)).softmax(dim=-1)
 
 # Decoder: learned positions never added
-class _slip_Decoder_6(nn.Module):
+class _slip_Decoder_7(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1439,7 +1500,7 @@ class _slip_Decoder_6(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoids never added
-class _slip_Decoder_7(nn.Module):
+class _slip_Decoder_8(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1482,7 +1543,7 @@ class _slip_Decoder_7(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: positions looked up with the token ids
-class _slip_Decoder_8(nn.Module):
+class _slip_Decoder_9(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1525,7 +1586,7 @@ class _slip_Decoder_8(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: RoPE tables not passed to the blocks
-class _slip_Decoder_9(nn.Module):
+class _slip_Decoder_10(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1568,7 +1629,7 @@ class _slip_Decoder_9(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: token embedding scaled by sqrt(d_model)
-class _slip_Decoder_10(nn.Module):
+class _slip_Decoder_11(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1611,7 +1672,7 @@ class _slip_Decoder_10(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: one block repeated n_layers times
-class _slip_Decoder_11(nn.Module):
+class _slip_Decoder_12(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1654,7 +1715,7 @@ class _slip_Decoder_11(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: a trainable position table for every option
-class _slip_Decoder_12(nn.Module):
+class _slip_Decoder_13(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1697,7 +1758,7 @@ class _slip_Decoder_12(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: RoPE tables built for the full width d_model
-class _slip_Decoder_13(nn.Module):
+class _slip_Decoder_14(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1740,7 +1801,7 @@ class _slip_Decoder_13(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: block outputs discarded (block(h) not assigned)
-class _slip_Decoder_14(nn.Module):
+class _slip_Decoder_15(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1783,7 +1844,7 @@ class _slip_Decoder_14(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: final LayerNorm applied after every block
-class _slip_Decoder_15(nn.Module):
+class _slip_Decoder_16(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1826,7 +1887,7 @@ class _slip_Decoder_15(nn.Module):
         return self.head(h)
 
 # Decoder: positions added before every block
-class _slip_Decoder_16(nn.Module):
+class _slip_Decoder_17(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1869,7 +1930,7 @@ class _slip_Decoder_16(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoid table not sliced to the sequence length
-class _slip_Decoder_17(nn.Module):
+class _slip_Decoder_18(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1912,7 +1973,7 @@ class _slip_Decoder_17(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: blocks in a plain Python list
-class _slip_Decoder_18(nn.Module):
+class _slip_Decoder_19(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1955,7 +2016,7 @@ class _slip_Decoder_18(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoid table stored as a trainable nn.Parameter
-class _slip_Decoder_19(nn.Module):
+class _slip_Decoder_20(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -1998,7 +2059,7 @@ class _slip_Decoder_19(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: sinusoid table built with torch.zeros, final LayerNorm forgotten
-class _slip_Decoder_20(nn.Module):
+class _slip_Decoder_21(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2047,7 +2108,7 @@ class _slip_Decoder_20(nn.Module):
         return self.head(h)
 
 # Decoder: sinusoids sliced from the wrong end ([-L:])
-class _slip_Decoder_21(nn.Module):
+class _slip_Decoder_22(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2090,7 +2151,7 @@ class _slip_Decoder_21(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: learned positions off by one (arange(1, L + 1))
-class _slip_Decoder_22(nn.Module):
+class _slip_Decoder_23(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2133,7 +2194,7 @@ class _slip_Decoder_22(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: L read from idx.shape[0] (the batch size)
-class _slip_Decoder_23(nn.Module):
+class _slip_Decoder_24(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2176,7 +2237,7 @@ class _slip_Decoder_23(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: the last block skipped (blocks[:-1])
-class _slip_Decoder_24(nn.Module):
+class _slip_Decoder_25(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2219,7 +2280,7 @@ class _slip_Decoder_24(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: rope given to the first block only
-class _slip_Decoder_25(nn.Module):
+class _slip_Decoder_26(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2262,7 +2323,7 @@ class _slip_Decoder_25(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: logits from the embedding matrix (tied though a head was made)
-class _slip_Decoder_26(nn.Module):
+class _slip_Decoder_27(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2305,7 +2366,7 @@ class _slip_Decoder_26(nn.Module):
         return self.ln_final(h) @ self.embed.weight.T + self.head.bias
 
 # Decoder: no head: logits from the embedding matrix
-class _slip_Decoder_27(nn.Module):
+class _slip_Decoder_28(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2347,7 +2408,7 @@ class _slip_Decoder_27(nn.Module):
         return self.ln_final(h) @ self.embed.weight.T
 
 # Decoder: the token embedding named tok_emb (nanoGPT's wte)
-class _slip_Decoder_28(nn.Module):
+class _slip_Decoder_29(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2390,7 +2451,7 @@ class _slip_Decoder_28(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: every block fed the embeddings (h never updated in the loop)
-class _slip_Decoder_29(nn.Module):
+class _slip_Decoder_30(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2435,7 +2496,7 @@ class _slip_Decoder_29(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: the stub's raise left above the written forward
-class _slip_Decoder_30(nn.Module):
+class _slip_Decoder_31(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2794,47 +2855,49 @@ SLIPS = {
         ('second residual adds H instead of U', 'the second sum starts from U, which already holds the attention output: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_14),
         ('LayerNorm on the branch outputs instead of inputs', 'normalise the input of each branch, not its output: MHA(LN1(H)) and MLP(LN2(U))', _slip_PreNormBlock_15),
         ('the output normalised again', 'pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch the bypass, so no LayerNorm after the sum', _slip_PreNormBlock_16),
-        ('one LayerNorm shared by both branches', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_17),
-        ('ln2 never created: ln1 normalises both branches', 'create self.ln2 = nn.LayerNorm(d_model)', _slip_PreNormBlock_18),
-        ('the MLP written inline as an nn.Sequential, not the MLP class', 'create self.mlp, your MLP with a hidden width of 4 * d_model', _slip_PreNormBlock_19),
-        ('LayerScale on the MLP branch: a parameter the reference lacks', "use the attribute names of the exercise; they let the reference model's weights load into yours", _slip_PreNormBlock_20),
-        ('residual branches scaled by 1/2 (averaged with the input)', 'add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))', _slip_PreNormBlock_21),
-        ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_22),
-        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_23),
-        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_24),
+        ('one LayerNorm shared by both branches', 'create self.ln1 = nn.LayerNorm(d_model), with its weight and bias (the defaults)', _slip_PreNormBlock_17),
+        ('LN1 built without its bias', 'create self.ln1 = nn.LayerNorm(d_model), with its weight and bias (the defaults)', _slip_PreNormBlock_18),
+        ('ln2 never created: ln1 normalises both branches', 'create self.ln2 = nn.LayerNorm(d_model), with its weight and bias (the defaults)', _slip_PreNormBlock_19),
+        ('the MLP written inline as an nn.Sequential, not the MLP class', 'create self.mlp, your MLP with a hidden width of 4 * d_model', _slip_PreNormBlock_20),
+        ('LayerScale on the MLP branch: a parameter the reference lacks', "use the attribute names of the exercise; they let the reference model's weights load into yours", _slip_PreNormBlock_21),
+        ('residual branches scaled by 1/2 (averaged with the input)', 'add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))', _slip_PreNormBlock_22),
+        ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_23),
+        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_24),
+        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_25),
     ],
     'Decoder': [
         ('ln_final with another eps (1e-6)', "self.ln_final = nn.LayerNorm(d_model), with its default eps = 1e-5 like the blocks' LayerNorms: on a stream of tiny spread eps decides the output", _slip_Decoder_0),
         ('the final LayerNorm forgotten (created, not applied)', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_1),
         ('the final LayerNorm forgotten (never created)', 'create self.ln_final = nn.LayerNorm(d_model) and apply it to H_N before the head', _slip_Decoder_2),
         ('the head without its bias', 'the head is nn.Linear(d_model, vocab_size) WITH its bias c: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_3),
-        ('the blocks under torch.no_grad(): only ln_final and the head train', 'keep the graph: no torch.no_grad(), .detach() or numpy round trip in forward or in the functions it calls; the output must carry gradients back to the parameters, or the model cannot train', _slip_Decoder_4),
-        ('softmax applied to the logits', 'return the logits themselves; the softmax belongs to the loss and the sampler', _slip_Decoder_5),
-        ('learned positions never added', "positions='learned': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_6),
-        ('sinusoids never added', "positions='sinusoidal': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_7),
-        ('positions looked up with the token ids', 'the position of token l is l: index with torch.arange(L), not with the ids', _slip_Decoder_8),
-        ('RoPE tables not passed to the blocks', "positions='rope': pass rope = (cos[:L], sin[:L]) to every block", _slip_Decoder_9),
-        ('token embedding scaled by sqrt(d_model)', 'no sqrt(d_model) factor in this model: H0 = E[w] + P', _slip_Decoder_10),
-        ('one block repeated n_layers times', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_11),
-        ('a trainable position table for every option', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_12),
-        ('RoPE tables built for the full width d_model', "RoPE rotates the pairs of each head's queries and keys: rope_tables(max_len, d_model // n_heads)", _slip_Decoder_13),
-        ('block outputs discarded (block(h) not assigned)', 'a block returns a new tensor: keep it, h = block(h, ...), and pass it on', _slip_Decoder_14),
-        ('final LayerNorm applied after every block', 'apply ln_final once, after the last block, just before the head', _slip_Decoder_15),
-        ('positions added before every block', 'add the position vectors once, to the token embedding: H0 = E[w] + P; the residual stream carries them on', _slip_Decoder_16),
-        ('sinusoid table not sliced to the sequence length', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_17),
-        ('blocks in a plain Python list', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_18),
-        ('sinusoid table stored as a trainable nn.Parameter', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_19),
-        ('sinusoid table built with torch.zeros, final LayerNorm forgotten', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_20),
-        ('sinusoids sliced from the wrong end ([-L:])', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_21),
-        ('learned positions off by one (arange(1, L + 1))', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_22),
-        ('L read from idx.shape[0] (the batch size)', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_23),
-        ('the last block skipped (blocks[:-1])', 'run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))', _slip_Decoder_24),
-        ('rope given to the first block only', "every block's attention rotates its queries and keys: pass the same rope to every block", _slip_Decoder_25),
-        ('logits from the embedding matrix (tied though a head was made)', 'this Decoder does not tie: the logits come from self.head, nn.Linear(d_model, vocab_size) with its own weight', _slip_Decoder_26),
-        ('no head: logits from the embedding matrix', 'create self.head, an nn.Linear from the d_model features to the vocab_size logits', _slip_Decoder_27),
-        ("the token embedding named tok_emb (nanoGPT's wte)", 'create self.embed, an nn.Embedding with one row of d_model numbers per token of the vocabulary', _slip_Decoder_28),
-        ('every block fed the embeddings (h never updated in the loop)', "feed each block the previous block's output: h = block(h, ...)", _slip_Decoder_29),
-        ("the stub's raise left above the written forward", "delete the `raise NotImplementedError()` line: the stub's placeholder still runs before your code (or instead of it)", _slip_Decoder_30),
+        ('the RoPE tables kept as plain attributes, not buffers', 'a fixed table is a buffer: self.register_buffer(name, table, persistent=False), so that model.to(...) moves it with the weights (a plain attribute stays behind)', _slip_Decoder_4),
+        ('the blocks under torch.no_grad(): only ln_final and the head train', 'keep the graph: no torch.no_grad(), .detach() or numpy round trip in forward or in the functions it calls; the output must carry gradients back to the parameters, or the model cannot train', _slip_Decoder_5),
+        ('softmax applied to the logits', 'return the logits themselves; the softmax belongs to the loss and the sampler', _slip_Decoder_6),
+        ('learned positions never added', "positions='learned': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_7),
+        ('sinusoids never added', "positions='sinusoidal': add the position vectors to the token embedding, H0 = E[w] + P", _slip_Decoder_8),
+        ('positions looked up with the token ids', 'the position of token l is l: index with torch.arange(L), not with the ids', _slip_Decoder_9),
+        ('RoPE tables not passed to the blocks', "positions='rope': pass rope = (cos[:L], sin[:L]) to every block", _slip_Decoder_10),
+        ('token embedding scaled by sqrt(d_model)', 'no sqrt(d_model) factor in this model: H0 = E[w] + P', _slip_Decoder_11),
+        ('one block repeated n_layers times', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_12),
+        ('a trainable position table for every option', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_13),
+        ('RoPE tables built for the full width d_model', "RoPE rotates the pairs of each head's queries and keys: rope_tables(max_len, d_model // n_heads)", _slip_Decoder_14),
+        ('block outputs discarded (block(h) not assigned)', 'a block returns a new tensor: keep it, h = block(h, ...), and pass it on', _slip_Decoder_15),
+        ('final LayerNorm applied after every block', 'apply ln_final once, after the last block, just before the head', _slip_Decoder_16),
+        ('positions added before every block', 'add the position vectors once, to the token embedding: H0 = E[w] + P; the residual stream carries them on', _slip_Decoder_17),
+        ('sinusoid table not sliced to the sequence length', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_18),
+        ('blocks in a plain Python list', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_19),
+        ('sinusoid table stored as a trainable nn.Parameter', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_20),
+        ('sinusoid table built with torch.zeros, final LayerNorm forgotten', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_21),
+        ('sinusoids sliced from the wrong end ([-L:])', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_22),
+        ('learned positions off by one (arange(1, L + 1))', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_23),
+        ('L read from idx.shape[0] (the batch size)', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_24),
+        ('the last block skipped (blocks[:-1])', 'run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))', _slip_Decoder_25),
+        ('rope given to the first block only', "every block's attention rotates its queries and keys: pass the same rope to every block", _slip_Decoder_26),
+        ('logits from the embedding matrix (tied though a head was made)', 'this Decoder does not tie: the logits come from self.head, nn.Linear(d_model, vocab_size) with its own weight', _slip_Decoder_27),
+        ('no head: logits from the embedding matrix', 'create self.head, an nn.Linear from the d_model features to the vocab_size logits', _slip_Decoder_28),
+        ("the token embedding named tok_emb (nanoGPT's wte)", 'create self.embed, an nn.Embedding with one row of d_model numbers per token of the vocabulary', _slip_Decoder_29),
+        ('every block fed the embeddings (h never updated in the loop)', "feed each block the previous block's output: h = block(h, ...)", _slip_Decoder_30),
+        ("the stub's raise left above the written forward", "delete the `raise NotImplementedError()` line: the stub's placeholder still runs before your code (or instead of it)", _slip_Decoder_31),
     ],
     'count_parameters': [
         ('attention biases forgotten', 'each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)', _slip_count_parameters_0),
