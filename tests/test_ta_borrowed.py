@@ -246,6 +246,43 @@ def test_every_form_of_delegation_is_flagged(form):
         assert found[0].via == "helper" and "through your helper" in found[0].message()
 
 
+COMPUTED_FORMS = {
+    "import_module": "import importlib\n\ndef sinusoidal_positions(L, d):\n"
+    "    m = importlib.import_module('attnbook.lm.' + 'model')\n"
+    "    return getattr(m, 'sinusoid' + '_table')(L, d).numpy()",
+    "import_module as a name": "from importlib import import_module as im\n"
+    "f = getattr(im('.'.join(['attnbook', 'lm', 'model'])), 'sinusoid_' + 'table')\n\n"
+    "def sinusoidal_positions(L, d):\n    return f(L, d).numpy()",
+    "__import__": "def sinusoidal_positions(L, d):\n"
+    "    name = 'attnbook.lm.model'[::-1][::-1]\n"
+    "    return __import__(name, fromlist=['x']).sinusoid_table(L, d).numpy()",
+    "getattr of the package": "import attnbook.lm.model\n\ndef sinusoidal_positions(L, d):\n"
+    "    return getattr(attnbook.lm.model, 'sinusoid' + '_table')(L, d).numpy()",
+    "getattr of torch": "import torch.nn.functional as F\n\ndef sinusoidal_positions(L, d):\n"
+    "    return getattr(F, 'scaled_dot_' + 'product_attention')",
+}
+
+
+@pytest.mark.parametrize("form", sorted(COMPUTED_FORMS))
+def test_a_name_built_at_run_time_is_a_finding(form):
+    """A hostile review's borrowed answer: the package's function reached through a module
+    or attribute name built from pieces, which no reading of the cells resolves."""
+    found = borrowed("02_positions", "sinusoidal_positions", COMPUTED_FORMS[form])
+    assert any("built at run time" in b.message() for b in found), found
+
+
+def test_names_chosen_at_run_time_from_the_students_own_objects_are_not_findings():
+    honest = (
+        "import importlib\nimport numpy as np\nmath = importlib.import_module('math')\n\n"
+        "def sinusoidal_positions(L, d):\n    out = np.zeros((L, d))\n"
+        "    for i, kind in enumerate(['sin', 'cos'] * (d // 2)):\n"
+        "        for l in range(L):\n"
+        "            out[l, i] = getattr(math, kind)(l / 10000 ** (2 * (i // 2) / d))\n"
+        "    getattr(out, 'shape' if d else 'size')\n    return getattr(np, 'asarray')(out)"
+    )
+    assert borrowed("02_positions", "sinusoidal_positions", honest) == []
+
+
 BUILTIN_FORMS = {
     ("05_multihead", "scaled_dot_product_attention"): [
         "import torch.nn.functional as F\n\ndef scaled_dot_product_attention(q, k, v, "

@@ -18,6 +18,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -331,27 +332,31 @@ def test_exception_names_are_cut_in_the_kernel_and_on_rebuild():
 
 
 class _Reach(torch.nn.Module):
-    """Two layers and a frozen one; `cut` says how forward leaves part of its graph."""
+    """Two layers; `cut` says how forward leaves part of them out of training."""
 
     def __init__(self, cut: str = "", width: int = 3):
         super().__init__()
         self.first, self.second = torch.nn.Linear(width, width), torch.nn.Linear(width, width)
-        self.frozen = torch.nn.Linear(width, width).requires_grad_(False)
+        self.second.requires_grad_(cut != "frozen")
         self.cut = cut
 
     def forward(self, x):
-        if self.cut == "no_grad":
+        if self.cut in ("no_grad", "complex"):
             with torch.no_grad():
-                return self.second(self.first(x))
+                out = self.second(self.first(x))
+            return out.to(torch.complex64) if self.cut == "complex" else out
         h = self.first(x)
         h = h.detach() if self.cut == "detach" else h
         if self.cut == "in_place":  # a saved tensor changed: backward raises
             h = torch.sigmoid(h)
             h.mul_(2)
-        out = self.second(self.frozen(h))
+        out = self.second(h)
         if self.cut == "ids":
             return out.argmax(-1)
         return (out, h) if self.cut == "tuple" else out
+
+
+ALL = ["first.weight", "first.bias", "second.weight", "second.bias"]
 
 
 @pytest.mark.parametrize(
@@ -359,25 +364,29 @@ class _Reach(torch.nn.Module):
     [
         ("", []),
         ("tuple", []),
-        ("detach", ["first.weight", "first.bias"]),
-        ("no_grad", ["first.weight", "first.bias", "second.weight", "second.bias"]),
+        ("detach", ALL[:2]),
+        ("frozen", ALL[2:]),
+        ("no_grad", ALL),
+        ("complex", ALL),  # a complex output is judged as a float one
         ("in_place", []),  # left unjudged, not named
         ("ids", []),  # not a float output: nothing to judge
     ],
 )
-def test_the_kernel_and_the_check_library_name_the_same_unreached_parameters(cut, unreached):
+def test_the_kernel_and_the_check_library_name_the_same_parameters_that_never_train(cut, unreached):
     """The `unreached` module action: the kernel's copy of the reach test and the check
-    library's (the kernel cannot import attnbook) name the same parameters, frozen ones never."""
+    library's (the kernel cannot import attnbook) name the same parameters: frozen ones, and
+    those the output's graph does not reach."""
     from grader.kernel import _unreached
 
     from attnbook.checks._modules import unreached as library_unreached
 
     module, x = _Reach(cut), torch.randn(2, 3)
-    assert _unreached(module, module(x)) == library_unreached(module, module(x)) == unreached
+    assert sorted(_unreached(module, module(x))) == sorted(unreached)
+    assert library_unreached(module, module(x)) == _unreached(module, module(x))
 
 
 def test_the_kernel_names_at_most_twenty_unreached_parameters_each_cut_short():
-    from grader.kernel import NAME_LIMIT, _unreached
+    from grader.kernel import NAME_LIMIT, Kernel, _unreached
 
     module = torch.nn.Sequential(*(torch.nn.Linear(1, 1) for _ in range(30)))
     module.add_module("x" * 8_000, torch.nn.Linear(1, 1))
@@ -389,6 +398,10 @@ def test_the_kernel_names_at_most_twenty_unreached_parameters_each_cut_short():
     long.add_module("y" * 8_000, torch.nn.Linear(1, 1))
     (name,) = _unreached(long, torch.ones(1))[:1]
     assert len(name) <= NAME_LIMIT and name.startswith("yyy")
+    long.register_buffer("z" * 8_000, torch.ones(1))  # and info() cuts them as well
+    info = Kernel._info(SimpleNamespace(_token=id), long)
+    assert [len(p[0]) for p in info["params"]] == [NAME_LIMIT] * 2
+    assert [len(b[0]) for b in info["buffers"]] == [NAME_LIMIT]
 
 
 # -- each test in a fresh process, with a deadline -----------------------------------------

@@ -473,8 +473,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         lost = run.invoke(case.call, lambda *a, **k: module.unreached(a, k), *case.args,
                           crash_hints=case.crash_hints, **case.keywords)  # fmt: skip
         named = ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
-        run.expect_true(not lost, f"{case.call}: the output's graph does not reach {named}, so "
-                        "they cannot train.", hint=HINT_KEEP_GRAPH)  # fmt: skip
+        run.expect_true(not lost, f"{case.call}: {named} never train: frozen (requires_grad "
+                        "False), or out of the output's graph.", hint=HINT_KEEP_GRAPH)  # fmt: skip
     return seen
 
 

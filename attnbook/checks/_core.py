@@ -45,9 +45,9 @@ __all__ = [
 
 HINT_MODULE_SUBCLASS = "subclass nn.Module and call super().__init__() first"
 HINT_KEEP_GRAPH = (
-    "keep the graph: no torch.no_grad(), .detach() or numpy round trip in forward or in the "
-    "functions it calls; the output must carry gradients back to the parameters, or the model "
-    "cannot train"
+    "keep the graph: no torch.no_grad(), .detach(), numpy round trip or requires_grad=False in "
+    "forward, in the functions it calls or on the parameters; the output must carry gradients "
+    "back to the parameters, or the model cannot train"
 )
 HINT_DROPOUT = (
     "in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so "

@@ -114,19 +114,22 @@ class LocalModule:
 
 
 def unreached(module: nn.Module, result) -> list[str]:
-    """`module`'s trainable parameters (up to 20 names) that the graph of `result`, a float
-    tensor or the first of a tuple, does not reach (a gradient of None: they never train)."""
+    """`module`'s parameters (up to 20 names) that never train: frozen ones, and those that the
+    graph of `result` (a float or complex tensor, or the first of a tuple) does not reach (a
+    gradient of None)."""
     out = result[0] if isinstance(result, tuple | list) and result else result
+    if not (isinstance(out, torch.Tensor) and (out.is_floating_point() or out.is_complex())):
+        return []
+    frozen = [n for n, p in module.named_parameters() if not p.requires_grad]  # never train
     named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
-    if not (named and isinstance(out, torch.Tensor) and out.is_floating_point()):
-        return []
-    if not out.requires_grad:
-        return [n for n, _ in named][:20]
+    if not (named and out.requires_grad):
+        return (frozen + [n for n, _ in named])[:20]
     try:  # a backward that fails (a saved tensor changed in place) is not this test's to judge
-        grads = torch.autograd.grad(out.float().sum(), [p for _, p in named], allow_unused=True)
+        real = torch.view_as_real(out) if out.is_complex() else out
+        grads = torch.autograd.grad(real.float().sum(), [p for _, p in named], allow_unused=True)
     except RuntimeError:
-        return []
-    return [n for (n, _), g in zip(named, grads) if g is None][:20]
+        grads = (0,) * len(named)
+    return (frozen + [n for (n, _), g in zip(named, grads) if g is None])[:20]
 
 
 def module_view(value):

@@ -635,6 +635,23 @@ class _Reader:
                     self._note(path, self.rule.match_path(path), via)
         self._stored([root], todo)
 
+    def _computed_name(self, call: ast.Call, local: set[str], imports: dict[str, str]) -> bool:
+        """`importlib.import_module(name)` or `__import__(name)`, and `getattr(module, name)`
+        of the package or PyTorch, with a `name` that is not written out: what it reaches is
+        known only at run time (getattr of a local object, `self` included, or of another
+        library is the student's own business)."""
+        args, func = call.args, call.func
+        if isinstance(func, ast.Name) and func.id == "getattr":
+            if len(args) < 2 or _const_str(args[1]) is not None:
+                return False
+            base = self._chain(args[0], local, imports, [])[0]
+            return base is not None and base.split(".")[0] in ("attnbook", "torch")
+        if not args or _const_str(args[0]) is not None:
+            return False
+        base, attrs = self._chain(func, local, imports, [])
+        called = ".".join([base, *attrs]) if base else getattr(func, "id", "")
+        return called in (*IMPORTERS, "__import__")
+
     def _note(self, call: str, target: str | None, via: str) -> None:
         if target and all(call != c for c, _, _ in self.found):
             self.found.append((call, target, via))
@@ -671,6 +688,8 @@ class _Reader:
         skip = docstring_ids(node)
         inner_of_chain = set()
         for inner in ast.walk(node):
+            if isinstance(inner, ast.Call) and self._computed_name(inner, local, imports):
+                self._note(ast.unparse(inner)[:200], COMPUTED, via)
             if isinstance(inner, ast.Attribute | ast.Call) and id(inner) not in inner_of_chain:
                 if isinstance(inner, ast.Call) and not _getattr_chain(inner):
                     continue
@@ -765,6 +784,12 @@ WHAT[UNREADABLE] = (
     "code made at run time that is in none of your cells, which the grader cannot read "
     "(an exec or compile of a computed string?)"
 )
+COMPUTED = "attnbook._computed_name"  # a module or a module's attribute named at run time
+WHAT[COMPUTED] = (
+    "an import or a module's attribute named by a string built at run time, which the "
+    "grader cannot read (name what you use in the code itself)"
+)
+IMPORTERS = ("importlib.import_module", "importlib.__import__", "builtins.__import__")
 #: files IPython compiles a cell's body under for a cell magic (`%%time`): a function defined
 #: in such a cell is looked up by its name in the cells
 MAGIC_FILES = ("<timed exec>", "<timed eval>")

@@ -374,12 +374,12 @@ class Kernel:
             for path, m in module.named_modules(remove_duplicate=False)
         ]
         params = [
-            [name, list(p.shape), str(p.dtype), self._token(p), bool(p.requires_grad)]
+            [_name(name), list(p.shape), str(p.dtype), self._token(p), bool(p.requires_grad)]
             for name, p in module.named_parameters(remove_duplicate=False)
         ]
         persistent = set(module.state_dict())
         buffers = [
-            [name, list(b.shape), str(b.dtype), name in persistent]
+            [_name(name), list(b.shape), str(b.dtype), name in persistent]
             for name, b in module.named_buffers(remove_duplicate=False)
         ]
         return {"modules": modules[:2000], "params": params[:5000], "buffers": buffers[:2000]}
@@ -422,22 +422,24 @@ def _backward(result, args) -> list:
 
 
 def _unreached(module, result) -> list[str]:
-    """The names (first 20) of `module`'s trainable parameters that the graph of `result`
-    (a float tensor, or the first of a tuple) does not reach: they get no gradient (None, not
-    zeros) and would never train. As `attnbook.checks._modules.unreached`."""
+    """The names (first 20) of `module`'s parameters that never train: frozen ones, and those
+    that the graph of `result` (a float or complex tensor, or the first of a tuple) does not
+    reach (a gradient of None, not zeros). As `attnbook.checks._modules.unreached`."""
     import torch
 
     out = result[0] if isinstance(result, tuple | list) and result else result
+    if not (isinstance(out, torch.Tensor) and (out.is_floating_point() or out.is_complex())):
+        return []
+    frozen = [_name(n) for n, p in module.named_parameters() if not p.requires_grad]
     named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
-    if not (named and isinstance(out, torch.Tensor) and out.is_floating_point()):
-        return []
-    if not out.requires_grad:
-        return [_name(n) for n, _ in named][:20]
+    if not (named and out.requires_grad):
+        return (frozen + [_name(n) for n, _ in named])[:20]
     try:  # a backward that fails (a saved tensor changed in place) is not this test's to judge
-        grads = torch.autograd.grad(out.float().sum(), [p for _, p in named], allow_unused=True)
+        real = torch.view_as_real(out) if out.is_complex() else out
+        grads = torch.autograd.grad(real.float().sum(), [p for _, p in named], allow_unused=True)
     except RuntimeError:
-        return []
-    return [_name(n) for (n, _), g in zip(named, grads) if g is None][:20]
+        grads = (0,) * len(named)
+    return (frozen + [_name(n) for (n, _), g in zip(named, grads) if g is None])[:20]
 
 
 def _name(value) -> str:

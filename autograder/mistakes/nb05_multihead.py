@@ -393,6 +393,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("self.W_Q(x), self.n_heads)", "self.W_Q(x), self.n_heads).detach()"),
         edit("self.W_K(x), self.n_heads)", "self.W_K(x), self.n_heads).detach()"),
     ], detects=HINT_KEEP_GRAPH),
+    mistake(MHA, "W_Q and W_K frozen (requires_grad False)", replace_line("self.W_K = nn.Linear",
+            "self.W_K = nn.Linear(d_model, d_model)\nself.W_Q.requires_grad_(False)\n"
+            "self.W_K.requires_grad_(False)"), detects=HINT_KEEP_GRAPH),
     mistake(MHA, "linear layers without bias", edit("d_model)", "d_model, bias=False)", count=4),
             detects=nb05.HINT_LAYER_BIAS),
     mistake(MHA, "projection widths d_k instead of d_model", [

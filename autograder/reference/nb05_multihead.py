@@ -1279,8 +1279,36 @@ class _slip_MultiHeadAttention_6(nn.Module):
         y = scaled_dot_product_attention(q, k, v, allowed)
         return self.W_O(merge_heads(y))
 
-# MultiHeadAttention: linear layers without bias
+# MultiHeadAttention: W_Q and W_K frozen (requires_grad False)
 class _slip_MultiHeadAttention_7(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_Q.requires_grad_(False)
+        self.W_K.requires_grad_(False)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: linear layers without bias
+class _slip_MultiHeadAttention_8(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1306,7 +1334,7 @@ class _slip_MultiHeadAttention_7(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: projection widths d_k instead of d_model
-class _slip_MultiHeadAttention_8(nn.Module):
+class _slip_MultiHeadAttention_9(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1332,7 +1360,7 @@ class _slip_MultiHeadAttention_8(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: layers under other names
-class _slip_MultiHeadAttention_9(nn.Module):
+class _slip_MultiHeadAttention_10(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1358,7 +1386,7 @@ class _slip_MultiHeadAttention_9(nn.Module):
         return self.out(merge_heads(y))
 
 # MultiHeadAttention: one head over the whole width
-class _slip_MultiHeadAttention_10(nn.Module):
+class _slip_MultiHeadAttention_11(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1381,7 +1409,7 @@ class _slip_MultiHeadAttention_10(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: keys projected with W_Q (copy-paste)
-class _slip_MultiHeadAttention_11(nn.Module):
+class _slip_MultiHeadAttention_12(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1406,7 +1434,7 @@ class _slip_MultiHeadAttention_11(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values projected with W_K (copy-paste)
-class _slip_MultiHeadAttention_12(nn.Module):
+class _slip_MultiHeadAttention_13(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1431,7 +1459,7 @@ class _slip_MultiHeadAttention_12(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: a causal mask always applied
-class _slip_MultiHeadAttention_13(nn.Module):
+class _slip_MultiHeadAttention_14(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1460,7 +1488,7 @@ class _slip_MultiHeadAttention_13(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: residual added inside the attention layer
-class _slip_MultiHeadAttention_14(nn.Module):
+class _slip_MultiHeadAttention_15(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1483,7 +1511,7 @@ class _slip_MultiHeadAttention_14(nn.Module):
         return x + self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: split into d_k heads of width n_heads
-class _slip_MultiHeadAttention_15(nn.Module):
+class _slip_MultiHeadAttention_16(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1506,7 +1534,7 @@ class _slip_MultiHeadAttention_15(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: one Linear shared by W_Q, W_K and W_V
-class _slip_MultiHeadAttention_16(nn.Module):
+class _slip_MultiHeadAttention_17(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1530,7 +1558,7 @@ class _slip_MultiHeadAttention_16(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: W_O applied to the values before attending
-class _slip_MultiHeadAttention_17(nn.Module):
+class _slip_MultiHeadAttention_18(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1556,7 +1584,7 @@ class _slip_MultiHeadAttention_17(nn.Module):
         return merge_heads(y)
 
 # MultiHeadAttention: F.dropout on the weights (training=True by default)
-class _slip_MultiHeadAttention_18(nn.Module):
+class _slip_MultiHeadAttention_19(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1586,7 +1614,7 @@ class _slip_MultiHeadAttention_18(nn.Module):
         return self.W_O(merge_heads(weights @ v))
 
 # MultiHeadAttention: x @ W.weight (the nn.Linear weight not transposed)
-class _slip_MultiHeadAttention_19(nn.Module):
+class _slip_MultiHeadAttention_20(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1612,7 +1640,7 @@ class _slip_MultiHeadAttention_19(nn.Module):
         return merge_heads(y) @ self.W_O.weight + self.W_O.bias
 
 # MultiHeadAttention: two heads hard-coded in forward
-class _slip_MultiHeadAttention_20(nn.Module):
+class _slip_MultiHeadAttention_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1637,7 +1665,7 @@ class _slip_MultiHeadAttention_20(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: queries pre-scaled, then scaled again by the attention
-class _slip_MultiHeadAttention_21(nn.Module):
+class _slip_MultiHeadAttention_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1662,7 +1690,7 @@ class _slip_MultiHeadAttention_21(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: returns (output, weights)
-class _slip_MultiHeadAttention_22(nn.Module):
+class _slip_MultiHeadAttention_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1691,7 +1719,7 @@ class _slip_MultiHeadAttention_22(nn.Module):
         return (self.W_O(merge_heads(weights @ v)), weights)
 
 # MultiHeadAttention: mask unsqueezed for the heads even when it has them
-class _slip_MultiHeadAttention_23(nn.Module):
+class _slip_MultiHeadAttention_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1718,7 +1746,7 @@ class _slip_MultiHeadAttention_23(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values not projected (raw x split into heads)
-class _slip_MultiHeadAttention_24(nn.Module):
+class _slip_MultiHeadAttention_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1743,7 +1771,7 @@ class _slip_MultiHeadAttention_24(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: sequence-first: x.transpose(0, 1) before the heads
-class _slip_MultiHeadAttention_25(nn.Module):
+class _slip_MultiHeadAttention_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1770,7 +1798,7 @@ class _slip_MultiHeadAttention_25(nn.Module):
         return self.W_O(y).transpose(0, 1)
 
 # MultiHeadAttention: output projection W_O applied twice
-class _slip_MultiHeadAttention_26(nn.Module):
+class _slip_MultiHeadAttention_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1795,7 +1823,7 @@ class _slip_MultiHeadAttention_26(nn.Module):
         return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
 
 # MultiHeadAttention: forward without return
-class _slip_MultiHeadAttention_27(nn.Module):
+class _slip_MultiHeadAttention_28(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1875,27 +1903,28 @@ SLIPS = {
         ('merged without the transpose', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_MultiHeadAttention_3),
         ("mask inverted (nn.MultiheadAttention's convention, True = blocked)", "here True means 'may attend': pass allowed on as it is; only nn.MultiheadAttention's attn_mask takes True as blocked", _slip_MultiHeadAttention_4),
         ('mask not passed on', 'pass allowed on to scaled_dot_product_attention', _slip_MultiHeadAttention_5),
-        ('queries and keys detached: W_Q and W_K never train', 'keep the graph: no torch.no_grad(), .detach() or numpy round trip in forward or in the functions it calls; the output must carry gradients back to the parameters, or the model cannot train', _slip_MultiHeadAttention_6),
-        ('linear layers without bias', 'nn.Linear(d_model, d_model, bias=True) (the default)', _slip_MultiHeadAttention_7),
-        ('projection widths d_k instead of d_model', 'nn.Linear(d_model, d_model)', _slip_MultiHeadAttention_8),
-        ('layers under other names', 'create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__', _slip_MultiHeadAttention_9),
-        ('one head over the whole width', 'split the projections into n_heads heads before attending', _slip_MultiHeadAttention_10),
-        ('keys projected with W_Q (copy-paste)', 'the keys come from their own layer: k = split_heads(self.W_K(x), ...)', _slip_MultiHeadAttention_11),
-        ('values projected with W_K (copy-paste)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_12),
-        ('a causal mask always applied', 'apply only the mask it is given: allowed=None means every key is allowed; the caller decides about causality', _slip_MultiHeadAttention_13),
-        ('residual added inside the attention layer', 'return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer', _slip_MultiHeadAttention_14),
-        ('split into d_k heads of width n_heads', 'split_heads(..., self.n_heads): n_heads heads of width d_k', _slip_MultiHeadAttention_15),
-        ('one Linear shared by W_Q, W_K and W_V', 'exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters', _slip_MultiHeadAttention_16),
-        ('W_O applied to the values before attending', 'the output projection W_O comes last, applied to the merged heads', _slip_MultiHeadAttention_17),
-        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_18),
-        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_19),
-        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_20),
-        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_21),
-        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_22),
-        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_23),
-        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_24),
-        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_25),
-        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_26),
-        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_27),
+        ('queries and keys detached: W_Q and W_K never train', 'keep the graph: no torch.no_grad(), .detach(), numpy round trip or requires_grad=False in forward, in the functions it calls or on the parameters; the output must carry gradients back to the parameters, or the model cannot train', _slip_MultiHeadAttention_6),
+        ('W_Q and W_K frozen (requires_grad False)', 'keep the graph: no torch.no_grad(), .detach(), numpy round trip or requires_grad=False in forward, in the functions it calls or on the parameters; the output must carry gradients back to the parameters, or the model cannot train', _slip_MultiHeadAttention_7),
+        ('linear layers without bias', 'nn.Linear(d_model, d_model, bias=True) (the default)', _slip_MultiHeadAttention_8),
+        ('projection widths d_k instead of d_model', 'nn.Linear(d_model, d_model)', _slip_MultiHeadAttention_9),
+        ('layers under other names', 'create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__', _slip_MultiHeadAttention_10),
+        ('one head over the whole width', 'split the projections into n_heads heads before attending', _slip_MultiHeadAttention_11),
+        ('keys projected with W_Q (copy-paste)', 'the keys come from their own layer: k = split_heads(self.W_K(x), ...)', _slip_MultiHeadAttention_12),
+        ('values projected with W_K (copy-paste)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_13),
+        ('a causal mask always applied', 'apply only the mask it is given: allowed=None means every key is allowed; the caller decides about causality', _slip_MultiHeadAttention_14),
+        ('residual added inside the attention layer', 'return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer', _slip_MultiHeadAttention_15),
+        ('split into d_k heads of width n_heads', 'split_heads(..., self.n_heads): n_heads heads of width d_k', _slip_MultiHeadAttention_16),
+        ('one Linear shared by W_Q, W_K and W_V', 'exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters', _slip_MultiHeadAttention_17),
+        ('W_O applied to the values before attending', 'the output projection W_O comes last, applied to the merged heads', _slip_MultiHeadAttention_18),
+        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_19),
+        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_20),
+        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_21),
+        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_22),
+        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_23),
+        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_24),
+        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_25),
+        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_26),
+        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_27),
+        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_28),
     ],
 }
