@@ -20,7 +20,7 @@ ANSWERS = {
     'answer_temperature': ('ABC', 'A', 'softmax(z / T) = softmax([4, 0]): e^4 / (e^4 + 1) = 0.982; 0.881 forgets to divide by T, 0.731 multiplies by T instead.'),
     'answer_top_p': ('ABC', 'B', "top-p keeps the smallest set of likeliest tokens that reaches p: report's 0.20 falls short, and slides, the token that crosses p (0.35), stays."),
     'answer_eos': ('ABC', 'B', 'only <EOS> ends an email: without it every sample runs to the length limit, piling on what the grammar rarely writes. Padding comes only after the end.'),
-    'answer_perplexity': ('ABC', 'C', 'perplexity is exp(loss): no model beats the corpus entropy, so the floor is exp(0.72), about 2.05; 1 would need a corpus with no uncertainty at all.'),
+    'answer_perplexity': ('ABC', 'C', 'perplexity is exp(loss): no model beats the corpus entropy, so the floor is exp(0.73), about 2.07; 1 would need a corpus with no uncertainty at all.'),
 }
 
 
