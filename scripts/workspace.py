@@ -147,6 +147,32 @@ def sync(work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[list[Path], lis
     return copied, updated
 
 
+def keep_edits_in_released(work: Path = WORK, released: Path = NOTEBOOKS) -> list[Path]:
+    """A file of `released` (notebooks/) that holds edits of the learner's own, made after
+    `work` had its copy (so `prepare` did not take them in), is copied into work/backups/ as
+    <name>-from-notebooks-<date>T<time>: `git checkout notebooks/`, which a `git pull` may
+    need, then loses nothing. Once per version of the edits (none when a backup holds it).
+    Returns the backups made."""
+    if not (work / BACKUPS).is_dir() and not work.is_dir():
+        return []
+    kept = {_digest(p) for p in (work / BACKUPS).glob("*") if p.is_file()}
+    made = []
+    for folder in _released_folders(released):
+        for path in _files(folder):
+            name = path.relative_to(released).as_posix()
+            dest, current = work / name, _digest(path)
+            if not dest.is_file() or current in kept or current == _digest(dest):
+                continue
+            if current == _released_digest(path, released, name):
+                continue  # the release itself, not an edit
+            backup = backup_path(dest.with_name(f"{dest.stem}-from-notebooks{dest.suffix}"), work)
+            backup.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, backup)
+            kept.add(current)
+            made.append(backup)
+    return made
+
+
 SOLUTIONS = ROOT / "solutions"
 VIEW = "solutions"  # work/solutions/: a read-only copy of solutions/, for the lab
 
@@ -325,6 +351,15 @@ def main(argv: list[str] | None = None) -> int:
             elif copied:
                 print(f"new in this workbook, copied into {_shown(work)}/:")
                 print(*(f"  {_shown(p)}" for p in copied), sep="\n")
+            kept = keep_edits_in_released(work)
+            if kept:
+                print(
+                    "notebooks/ holds edits of yours that your copy in work/ does not (work "
+                    "in work/: the lab opens it). Kept in "
+                    f"{_shown(work / BACKUPS)}/, so `git checkout notebooks/` loses nothing:",
+                    *(f"  {_shown(p)}" for p in kept),
+                    sep="\n",
+                )
             if updated:
                 print(
                     "changed in this workbook since your copy was made (yours is untouched; "

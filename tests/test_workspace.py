@@ -104,6 +104,35 @@ def test_answers_written_in_notebooks_before_work_existed_are_not_taken_for_a_re
     assert workspace.sync(work, released) == ([], [work / "02_b" / "02_b.ipynb"])
 
 
+def test_edits_made_in_notebooks_after_work_existed_are_kept_in_backups(tmp_path):
+    """Review round 7: a learner who edits notebooks/ once work/ holds its copy was told
+    nothing, and the README's way to update (`git checkout notebooks/`) threw the edits away.
+    `prepare` keeps them in work/backups/, once, and leaves the learner's work/ copy alone."""
+    root = tmp_path / "clone"
+    released = _released(root)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "v1"], cwd=root, check=True)
+    work = root / "work"
+    workspace.prepare(work, released)
+    assert workspace.keep_edits_in_released(work, released) == []  # nothing edited
+    edited = released / "02_b" / "02_b.ipynb"
+    edited.write_text("answers written in notebooks/ by mistake\n")
+    (kept,) = workspace.keep_edits_in_released(work, released)
+    assert kept.parent == work / "backups" and kept.name.startswith("02_b-from-notebooks-")
+    assert kept.read_text() == "answers written in notebooks/ by mistake\n"
+    assert (work / "02_b" / "02_b.ipynb").read_text() == "released 02_b\n"  # untouched
+    assert workspace.keep_edits_in_released(work, released) == []  # kept once
+    edited.write_text("more answers\n")
+    assert len(workspace.keep_edits_in_released(work, released)) == 1  # a new version: kept
+    subprocess.run(["git", "checkout", "-q", "notebooks/"], cwd=root, check=True)
+    assert sorted(p.read_text() for p in (work / "backups").iterdir()) == [
+        "answers written in notebooks/ by mistake\n",
+        "more answers\n",
+    ]
+
+
 def test_prepare_refuses_a_file_where_the_folder_should_be(tmp_path):
     released, work = _released(tmp_path), tmp_path / "work"
     work.write_text("not a folder")
