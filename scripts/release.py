@@ -398,10 +398,10 @@ def slip_data(notebook: str, namespace: dict) -> dict:
     # detectors a check raises from a property of the code (e.g. "calls the loop") or of
     # many calls (sampling), not from one output: their mistakes need no case that tells them
     # apart by value
-    from attnbook.checks._core import HINT_KEEP_GRAPH  # a module's output without a graph
+    from attnbook.checks._core import HINT_BACKWARD_IN_PLACE, HINT_KEEP_GRAPH  # by property
 
     by_property = {getattr(module, name) for name in getattr(module, "PROPERTY_DETECTORS", ())}
-    by_property.add(HINT_KEEP_GRAPH)
+    by_property |= {HINT_KEEP_GRAPH, HINT_BACKWARD_IN_PLACE}
     for function, cases in module.CASES.items():
         data[function] = {}
         for name, hint, mutant in namespace["SLIPS"].get(function, ()):

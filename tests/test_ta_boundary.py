@@ -368,7 +368,6 @@ ALL = ["first.weight", "first.bias", "second.weight", "second.bias"]
         ("frozen", ALL[2:]),
         ("no_grad", ALL),
         ("complex", ALL),  # a complex output is judged as a float one
-        ("in_place", []),  # left unjudged, not named
         ("ids", []),  # not a float output: nothing to judge
     ],
 )
@@ -383,6 +382,79 @@ def test_the_kernel_and_the_check_library_name_the_same_parameters_that_never_tr
     module, x = _Reach(cut), torch.randn(2, 3)
     assert sorted(_unreached(module, module(x))) == sorted(unreached)
     assert library_unreached(module, module(x)) == _unreached(module, module(x))
+
+
+def test_a_backward_that_fails_is_the_modules_failure_in_both_copies():
+    """A saved tensor changed in place: the module cannot train, and neither copy of the
+    reach test lets it pass (a kernel that says so is not taken at its word either)."""
+    from grader.kernel import _unreached
+
+    from attnbook.checks._modules import unreached as library_unreached
+
+    module, x = _Reach("in_place"), torch.randn(2, 3)
+    for reach in (_unreached, library_unreached):
+        with pytest.raises(RuntimeError, match="inplace operation"):
+            reach(module, module(x))
+
+
+class _Attention(torch.nn.Module):
+    """A small attention with a LayerNorm: softmax and normalisation, as the graded modules
+    have; `out` is "complex" for a complex output."""
+
+    def __init__(self, out: str = ""):
+        super().__init__()
+        self.q, self.k, self.v = (torch.nn.Linear(4, 4) for _ in range(3))
+        self.norm, self.out = torch.nn.LayerNorm(4), out
+
+    def forward(self, x):
+        h = self.norm(x)
+        w = torch.softmax(self.q(h) @ self.k(h).transpose(-1, -2) / 2, dim=-1)
+        y = w @ self.v(h)
+        return y.to(torch.complex64) if self.out == "complex" else y
+
+
+def _held(module, x, grads, seed):
+    from grader.remote import gradients_hold
+
+    params = dict(module.named_parameters())
+
+    def put(values):
+        with torch.no_grad():
+            for name, value in values.items():
+                params[name].copy_(value)
+
+    before = {n: p.detach().clone() for n, p in params.items()}
+    held = gradients_hold(
+        lambda: module(x), lambda *names: [params[n].detach().clone() for n in names], put,
+        grads, seed,
+    )  # fmt: skip
+    assert all(torch.equal(before[n], p) for n, p in params.items())  # put back
+    return held
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("out", ["", "complex"])
+def test_the_gradients_a_kernel_sends_are_held_against_the_forward(seed, out):
+    """Hostile review, round 7: the reach verdict came from the student's process, so a
+    kernel patched to name no parameter passed a detached module. Now, where it names
+    none, the gradients it sends must fit the forward's values under the grader's own
+    finite differences: true ones do; any parameter left at zero, or made up, does not."""
+    from grader.kernel import _reach
+
+    torch.manual_seed(seed)
+    module, x = _Attention(out), torch.randn(2, 5, 4)
+    names, grads = _reach(module, module(x), seed)
+    assert (
+        names == []
+        and grads is not None
+        and sorted(grads) == sorted(n for n, _ in module.named_parameters())
+    )
+    assert _held(module, x, grads, seed)
+    for lost in (["q.weight", "q.bias", "k.weight", "k.bias"], ["norm.weight"]):
+        assert not _held(module, x, {**grads, **{n: 0 * grads[n] for n in lost}}, seed)
+    assert not _held(module, x, {n: torch.randn_like(g) for n, g in grads.items()}, seed)
+    assert not _held(module, x, {n: 2 * g for n, g in grads.items()}, seed)
+    assert not _held(module, x, grads, seed + 1)  # another v: another derivative
 
 
 def test_the_kernel_names_at_most_twenty_unreached_parameters_each_cut_short():

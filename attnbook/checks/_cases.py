@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from attnbook.checks._core import (
+    HINT_BACKWARD_IN_PLACE,
     HINT_DROPOUT,
     HINT_GIVEN_LINES,
     HINT_KEEP_GRAPH,
@@ -470,8 +471,9 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     values, so that a wrong output gets its own hint); the output."""
     seen, module = _checked(run, case, slips), run.module
     if module is not None and case.raises is None and case.drive is None:  # each param reached
-        lost = run.invoke(case.call, lambda *a, **k: module.unreached(a, k), *case.args,
-                          crash_hints=case.crash_hints, **case.keywords)  # fmt: skip
+        lost = run.invoke(f"{case.call}, then a backward from its output", lambda *a, **k:
+                          module.unreached(a, k), *case.args, **case.keywords,
+                          crash_hints=(("inplace operation", HINT_BACKWARD_IN_PLACE),))  # fmt: skip
         named = ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
         run.expect_true(not lost, f"{case.call}: {named} never train: frozen (requires_grad "
                         "False), or out of the output's graph.", hint=HINT_KEEP_GRAPH)  # fmt: skip
@@ -715,7 +717,7 @@ def fallback_hints(cases: Sequence[Case]) -> set[str]:
         texts += [case.hint, case.shape_hint, case.finite, *(h for _, h in case.crash_hints)]
         texts += [HINT_NON_FINITE] if case.finite is True else []
         texts += [HINT_GIVEN_LINES] if case.raises is not None else []
-        texts += [HINT_MODULE_SUBCLASS, HINT_KEEP_GRAPH] if case.build is not None else []
+        texts += [HINT_MODULE_SUBCLASS, HINT_KEEP_GRAPH, HINT_BACKWARD_IN_PLACE] * bool(case.build)
         texts += [case.unpack[1]] if case.unpack else []
         if case.returns is not None:
             texts += [case.returns.hint, case.returns.order_hint]

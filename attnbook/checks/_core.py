@@ -49,6 +49,7 @@ HINT_KEEP_GRAPH = (
     "forward, in the functions it calls or on the parameters; the output must carry gradients "
     "back to the parameters, or the model cannot train"
 )
+HINT_BACKWARD_IN_PLACE = "build new tensors (u = h + ...), not +=: backward needs what a layer read"
 HINT_DROPOUT = (
     "in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so "
     "use an nn.Dropout module (switched off by .eval()) or pass training=self.training"

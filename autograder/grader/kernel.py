@@ -24,8 +24,8 @@ from the answer to its next one. Requests:
   helpers for the length of the call (`grader.standins`): each of their calls is a callback
   frame to the grader, answered on the request descriptor.
 - `module`: read or change a handle's structure, parameters, buffers and mode; or
-  (`unreached`) call its forward as `call` does and name the trainable parameters that
-  the output's graph does not reach.
+  (`unreached`) call its forward as `call` does and name the parameters that never train
+  (frozen, or out of the output's graph), or give their gradients for the grader to check.
 - `adopt`: copy the student's own files (`/opt/submission`, read-only) into the working
   folder; sent once, before the first cell, to a kernel that was started ahead of its
   notebook (`grader.execute.take_kernel`).
@@ -246,10 +246,10 @@ class Kernel:
         stand_ins=(),
         request_id=None,
         classes=(),
-        reach: bool = False,
+        reach: int | None = None,
     ) -> dict:
-        """`reach`: reply with the trainable parameters the output's graph leaves unreached
-        (`_unreached`), in place of the result and the arguments."""
+        """`reach` (a seed): reply with the parameters that never train and the gradients of
+        the output (`_reach`), in place of the result and the arguments."""
         func = self._target(target)
         names = standins.valid_names(stand_ins)
         if names and self.stand_ins is not None:
@@ -263,7 +263,7 @@ class Kernel:
                 return self._call(func, args, kwargs, backward, reach)
         return self._call(func, args, kwargs, backward, reach)
 
-    def _call(self, func, args, kwargs, backward: bool, reach: bool = False) -> dict:
+    def _call(self, func, args, kwargs, backward: bool, reach: int | None = None) -> dict:
         decoder = wire.Decoder(objects=True, lookup=self.lookup)
         args = decoder.decode(args)
         kwargs = decoder.decode(kwargs)
@@ -272,8 +272,10 @@ class Kernel:
         sys.stdout = out
         try:
             result = func(*args, **kwargs)
-            if reach:
-                return {"ok": True, "unreached": _unreached(func, result)}
+            if reach is not None:
+                unreached, given = _reach(func, result, reach)
+                encoded = None if given is None else wire.encode(given)
+                return {"ok": True, "unreached": unreached, "grads": encoded}
             grads = _backward(result, args) if backward else None
         except BaseException as err:  # the student's exception is the answer to send back
             failed = {"ok": False, "exc": _exception(err)}
@@ -326,7 +328,7 @@ class Kernel:
                 stand_ins=request.get("stand_ins") or [],
                 request_id=request.get("id"),
                 classes=request.get("stand_in_classes") or [],
-                reach=True,
+                reach=int(request.get("seed") or 0) % 2**31,
             )
         if action == "get":
             return {
@@ -425,21 +427,32 @@ def _unreached(module, result) -> list[str]:
     """The names (first 20) of `module`'s parameters that never train: frozen ones, and those
     that the graph of `result` (a float or complex tensor, or the first of a tuple) does not
     reach (a gradient of None, not zeros). As `attnbook.checks._modules.unreached`."""
+    return _reach(module, result, 0)[0]
+
+
+def _reach(module, result, seed: int) -> tuple[list[str], dict | None]:
+    """`_unreached`'s names, and where there are none, the gradients of (v * out).sum() for
+    each trainable parameter, v drawn from `seed` (float64, out's shape; a complex out's real
+    view): the grader holds them against its own finite differences of the forward
+    (`grader.remote.gradients_hold`), so names made up here do not pass. None: no gradient
+    to give (not a float output, or names to give instead)."""
     import torch
 
     out = result[0] if isinstance(result, tuple | list) and result else result
     if not (isinstance(out, torch.Tensor) and (out.is_floating_point() or out.is_complex())):
-        return []
+        return [], None
     frozen = [_name(n) for n, p in module.named_parameters() if not p.requires_grad]
     named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
     if not (named and out.requires_grad):
-        return (frozen + [_name(n) for n, _ in named])[:20]
-    try:  # a backward that fails (a saved tensor changed in place) is not this test's to judge
-        real = torch.view_as_real(out) if out.is_complex() else out
-        grads = torch.autograd.grad(real.float().sum(), [p for _, p in named], allow_unused=True)
-    except RuntimeError:
-        grads = (0,) * len(named)
-    return (frozen + [_name(n) for (n, _), g in zip(named, grads) if g is None])[:20]
+        return (frozen + [_name(n) for n, _ in named])[:20], None
+    real = torch.view_as_real(out) if out.is_complex() else out
+    v = torch.randn(real.shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    # a backward that fails (a saved tensor changed in place) raises: the module cannot train
+    grads = torch.autograd.grad((real.double() * v).sum(), [p for _, p in named], allow_unused=True)
+    lost = frozen + [_name(n) for (n, _), g in zip(named, grads) if g is None]
+    if lost:
+        return lost[:20], None
+    return [], {n: g.detach() for (n, _), g in zip(named, grads)}
 
 
 def _name(value) -> str:

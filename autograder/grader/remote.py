@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import importlib
 import json
+import secrets
 import select
 import time
 from collections.abc import Callable
@@ -259,6 +261,72 @@ class RemoteFunction(_Remote):
         return f"<your {'class' if self._is_class else 'function'} {self.__name__}>"
 
 
+def _float_tensor(result) -> bool:
+    """A float or complex tensor, or a tuple whose first item is one (as the kernel judges)."""
+    import torch
+
+    out = result[0] if isinstance(result, tuple | list) and result else result
+    return isinstance(out, torch.Tensor) and (out.is_floating_point() or out.is_complex())
+
+
+GRADIENT_STEP = 2e-2  # a parameter's move in `gradients_hold`, relative to its mean size
+GRADIENT_TOLERANCE = 0.05  # of the larger of the two derivatives compared
+GRADIENT_PARAMETERS = 24  # parameters `gradients_hold` moves, at the most (drawn at random)
+
+
+def gradients_hold(forward, get, put, grads: dict, seed: int) -> bool:
+    """Whether `grads` (name -> the gradient of (v * out).sum(), v drawn from `seed` as the
+    kernel draws it in `grader.kernel._reach`) are those of the module's own forward: for
+    each parameter (24 drawn at random where there are more), along a random direction d
+    (2% of its mean size), <g, d> must match the derivative of (v * forward()).sum() along
+    d, measured from the forward's values alone: central differences at d and d / 2,
+    extrapolated (Richardson), within 5% of the larger, their own disagreement (what the
+    curvature leaves) and the float32 rounding of the sums. `get(*names)`,
+    `put({name: value})`: the parameters, each put back as it was afterwards."""
+    import torch
+
+    names = sorted(grads)
+    weights = dict(zip(names, get(*names)))
+    if not all(
+        isinstance(grads[n], torch.Tensor)
+        and isinstance(w, torch.Tensor)
+        and w.shape == grads[n].shape
+        for n, w in weights.items()
+    ):
+        return False
+    draw = torch.Generator().manual_seed(seed + 1)
+    order = torch.randperm(len(names), generator=draw).tolist()[:GRADIENT_PARAMETERS]
+    for name in (names[i] for i in order):
+        weight = weights[name].double()
+        size = GRADIENT_STEP * (float(weight.abs().mean()) + 1e-3)
+        step = size * torch.randn(weight.shape, generator=draw, dtype=torch.float64)
+        claimed = float((grads[name].double() * step).sum())
+        sums, rounding = [], 0.0
+        try:
+            for move in (step, -step, step / 2, -step / 2):
+                put({name: weight + move})
+                out = forward()
+                if not _float_tensor(out):
+                    return False
+                out = out[0] if isinstance(out, tuple | list) else out
+                real = (torch.view_as_real(out) if out.is_complex() else out).detach()
+                v = torch.randn(
+                    real.shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64
+                )
+                terms = real.double() * v
+                sums.append(float(terms.sum()))
+                eps = max(torch.finfo(real.dtype).eps, torch.finfo(torch.float32).eps)
+                rounding = max(rounding, float(terms.abs().sum()) * 64 * eps)
+        finally:
+            put({name: weights[name]})
+        wide, narrow = (sums[0] - sums[1]) / 2, sums[2] - sums[3]  # each along d
+        measured = (4 * narrow - wide) / 3
+        allowed = GRADIENT_TOLERANCE * max(abs(measured), abs(claimed)) + abs(wide - narrow)
+        if abs(measured - claimed) > allowed + 4 * rounding:
+            return False
+    return True
+
+
 class RemoteModule(_Remote):
     """An object of the student's kernel, usually an instance of their nn.Module class.
 
@@ -310,13 +378,38 @@ class RemoteModule(_Remote):
 
     def unreached(self, args: tuple, kwargs: dict) -> list[str]:
         """A forward on `args`, called as `__attnbook_call__` calls it, then a backward: the
-        names (first 20) of the trainable parameters its output's graph does not reach."""
+        names (first 20) of the parameters that never train (frozen, or out of the output's
+        graph). The kernel is the student's process, so where it names none, the gradients
+        it sent are held against the forward (`gradients_hold`, once per class and test): a
+        reply that does not fit raises, as a backward that fails in the kernel does."""
         try:
             sent_args, sent_kwargs = wire.encode_call(list(args), dict(kwargs))
         except wire.Unsendable as why:
             raise TypeError(f"the grader cannot pass {why} to {self.__name__}") from None
-        names = self._module("unreached", args=sent_args, kwargs=sent_kwargs).get("unreached")
-        return [str(n)[:NAME_LIMIT] for n in names][:20] if isinstance(names, list) else []
+        seed = secrets.randbits(31)
+        reply = self._module("unreached", args=sent_args, kwargs=sent_kwargs, seed=seed)
+        names = reply.get("unreached")
+        if isinstance(names, list) and names:
+            return [str(n)[:NAME_LIMIT] for n in names][:20]
+        held = self._channel.__dict__.setdefault("held", set())  # classes held this test
+        if self.__name__ in held:
+            return []
+        try:
+            grads = None if reply.get("grads") is None else wire.decode(reply["grads"])
+        except wire.WireError:
+            grads = {}
+        if grads is None and not _float_tensor(self(*args, **kwargs)):
+            return []  # an output with no gradient to hold: ids, or no tensor
+        forward = functools.partial(self, *args, **kwargs)
+        if not (isinstance(names, list) and isinstance(grads, dict)) or not gradients_hold(
+            forward, self.tensors, self.set_tensors, grads, seed
+        ):
+            raise RuntimeError(
+                "the gradients of the output do not fit its values (the grader moved the "
+                "parameters and compared): the backward does not follow the forward"
+            )
+        held.add(self.__name__)
+        return []
 
     def tensors(self, *paths: str) -> list:
         values = self._module("get", names=list(paths)).get("values") or []

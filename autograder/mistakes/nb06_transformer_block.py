@@ -3,6 +3,7 @@
 from grader.catalogue import alternative, catalogue, delete, edit, explained, mistake, replace_line
 
 from attnbook.checks import HINT_KEEP_GRAPH, HINT_LEFTOVER, HINT_NO_RETURN, nb06
+from attnbook.checks._core import HINT_BACKWARD_IN_PLACE
 
 WHY = explained("06_transformer_block")  # detects=WHY: the question's explanation
 
@@ -396,11 +397,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(BLOCK, "sum written out in one expression", (None, """
         a = self.attn(self.ln1(h), rope)
         return h + a + self.mlp(self.ln2(h + a))""")),
-    alternative(BLOCK, "in place on a clone of h", (None, """
+    mistake(BLOCK, "in place on a clone of h: ln2 reads out, then += changes it (no backward)",
+            (None, """
         out = h.clone()
         out += self.attn(self.ln1(h), rope)
         out += self.mlp(self.ln2(out))
-        return out""")),
+        return out"""), detects=HINT_BACKWARD_IN_PLACE),
     alternative(BLOCK, "dropout p=0 on both branches", [
         replace_line("self.mlp = MLP(d_model, 4 * d_model)",
                      "self.mlp = MLP(d_model, 4 * d_model)\nself.drop = nn.Dropout(p=0.0)"),

@@ -1155,6 +1155,26 @@ class _slip_PreNormBlock_25(nn.Module):
         u = h + self.attn(self.ln1(h), rope)
         return u + self.mlp(self.ln2(u))
 
+# PreNormBlock: in place on a clone of h: ln2 reads out, then += changes it (no backward)
+class _slip_PreNormBlock_26(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        out = h.clone()
+        out += self.attn(self.ln1(h), rope)
+        out += self.mlp(self.ln2(out))
+        return out
+
 # Decoder: ln_final with another eps (1e-6)
 class _slip_Decoder_0(nn.Module):
 
@@ -2864,6 +2884,7 @@ SLIPS = {
         ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_23),
         ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_24),
         ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_25),
+        ('in place on a clone of h: ln2 reads out, then += changes it (no backward)', 'build new tensors (u = h + ...), not +=: backward needs what a layer read', _slip_PreNormBlock_26),
     ],
     'Decoder': [
         ('ln_final with another eps (1e-6)', "self.ln_final = nn.LayerNorm(d_model), with its default eps = 1e-5 like the blocks' LayerNorms: on a stream of tiny spread eps decides the output", _slip_Decoder_0),
