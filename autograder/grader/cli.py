@@ -256,7 +256,7 @@ def _grade_from_exchange(
             shard,
             progress=progress,
             owned=True,  # each collected folder is its owner's own
-            replace_newer=args.replace_newer,
+            replace_newer=getattr(args, "replace_newer", False),
         )
         if course.last_intake is None:  # grade_class takes in the folder it is given
             raise RuntimeError(f"grade: expected an intake of {assignment}, got none")
