@@ -176,3 +176,99 @@ def test_an_empty_student_folder_gets_a_row_that_says_so(tmp_path):
     erin = course.details("erin", NB)
     assert "no notebook submitted" in erin["status"] and erin["blank"] == "yes"
     assert "ignored 'erin/': an empty folder" in erin["notes"]
+
+
+# -- an earlier download run again (review 7) ------------------------------------------------
+def _zip(path, members: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _record_of(course: Course, student: str) -> list[tuple[str, str, str]]:
+    """(path, status, download) of a student's files in intake.json's record of NB."""
+    report = json.loads((course.work / "intake.json").read_text(encoding="utf-8"))
+    files = report["notebooks"][NB]["files"]
+    return sorted((f["path"], f["status"], f.get("download", "")) for f in files
+                  if f["student"] == student)  # fmt: skip
+
+
+def test_an_earlier_download_run_again_keeps_the_late_resubmission(tmp_path, build):
+    """dev's late resubmission (Canvas attachment 5012) was taken in after the class's
+    download (5003); that download run again (the README: re-running is safe) must not put
+    the older file back: the late one stays, with its late flag and the same bytes (so no
+    regrade and no manual score cleared), and the older file is listed as ignored, naming
+    both. --replace-newer goes back to it on purpose."""
+    from grader.course import intake_summary
+
+    solved = nbformat.writes(build.solved(ROOT)).encode()
+    wrong = nbformat.writes(build.with_mistake(ROOT, *build.MISTAKE)).encode()
+    early = _zip(
+        tmp_path / "download.zip",
+        {f"ada_1000_5000_{NB}.ipynb": solved, f"dev_1003_5003_{NB}.ipynb": wrong},
+    )
+    late = _zip(tmp_path / "late2.zip", {f"dev_LATE_1003_5012_{NB}.ipynb": solved})
+    course = Course(root=ROOT, work=tmp_path / "work")
+    course.ensure_assignment(NB)
+    course.take_in(early, [NB])
+    course.take_in(late, [NB])
+    path = course.submission_path("1003", NB)
+    taken, fingerprint = path.read_bytes(), course.fingerprint("1003", NB)
+    assert course.details("1003", NB)["late"] == "yes"
+
+    for _ in range(2):  # twice: the record does not grow
+        intake = course.take_in(early, [NB])
+        assert path.read_bytes() == taken and course.fingerprint("1003", NB) == fingerprint
+        assert course.details("1003", NB)["late"] == "yes"
+        (record,) = [f for f in intake.files if f.student == "1003"]
+        assert record.status == "ignored"
+        assert record.reason.startswith(
+            f"older than 'dev_LATE_1003_5012_{NB}.ipynb' (from {late}), the upload already "
+            f"taken in for {NB}: a lower Canvas attachment id (5003 < 5012); that one is kept"
+        )
+        assert f"ignored dev_1003_5003_{NB}.ipynb: older than" in intake_summary(
+            intake, course.work
+        )
+        assert intake.report()["summary"]["graded"] == 1  # ada's, unchanged
+        assert _record_of(course, "1003") == [
+            (f"dev_1003_5003_{NB}.ipynb", "ignored", ""),
+            (f"dev_LATE_1003_5012_{NB}.ipynb", "graded", str(late)),
+        ]
+        report = json.loads((course.work / "intake.json").read_text(encoding="utf-8"))
+        assert [(k["student"], k["upload"]["path"]) for k in report["kept"]] == [
+            ("1003", f"dev_LATE_1003_5012_{NB}.ipynb")
+        ]
+
+    course.take_in(early, [NB], replace_newer=True)  # the TA goes back on purpose
+    assert path.read_bytes() != taken and course.details("1003", NB)["late"] == ""
+    assert _record_of(course, "1003") == [(f"dev_1003_5003_{NB}.ipynb", "graded", "")]
+    course.take_in(late, [NB])  # and the newer upload replaces it again
+    assert path.read_bytes() == taken
+
+
+def test_without_an_lms_id_the_newer_file_by_its_time_is_kept(tmp_path, build):
+    """Plain folders carry no upload id: of two takes, the file with the older modification
+    time never replaces the newer one; a zip's member times count the same way."""
+    import os
+
+    solved = nbformat.writes(build.solved(ROOT)).encode()
+    wrong = nbformat.writes(build.with_mistake(ROOT, *build.MISTAKE)).encode()
+    course = Course(root=ROOT, work=tmp_path / "work")
+    course.ensure_assignment(NB)
+    for name, data, stamp in (("new", solved, 1_800_000_000), ("old", wrong, 1_700_000_000)):
+        (tmp_path / name / "ada").mkdir(parents=True)
+        (tmp_path / name / "ada" / f"{NB}.ipynb").write_bytes(data)
+        os.utime(tmp_path / name / "ada" / f"{NB}.ipynb", (stamp, stamp))
+    course.take_in(tmp_path / "new", [NB])
+    path = course.submission_path("ada", NB)
+    taken = path.read_bytes()
+    intake = course.take_in(tmp_path / "old", [NB])
+    assert path.read_bytes() == taken
+    (record,) = intake.files
+    assert record.status == "ignored" and "an older file time (2023-" in record.reason
+    old_zip = tmp_path / "old.zip"  # zipped in 1980: older still
+    with zipfile.ZipFile(old_zip, "w") as archive:
+        archive.writestr(zipfile.ZipInfo(f"ada/{NB}.ipynb", (1980, 1, 1, 0, 0, 0)), wrong)
+    course.take_in(old_zip, [NB])
+    assert path.read_bytes() == taken

@@ -16,9 +16,11 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -295,6 +297,87 @@ def test_export_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
     expected = f"expected a gradebook at {tmp_path / 'nowhere' / 'gradebook.db'}"
     assert expected in capsys.readouterr().err
     assert not (tmp_path / "nowhere").exists()
+
+
+def _gradebook(work: Path) -> None:
+    """An empty nbgrader gradebook in a new work folder (the commands after grading want
+    one)."""
+    work.mkdir(parents=True)
+    from nbgrader.api import Gradebook
+
+    Gradebook(Course(work=work).db_url).close()  # Course: nbgrader's alembic on PATH
+
+
+def test_report_of_a_notebook_not_graded_here_is_refused_and_writes_nothing(tmp_path, capsys):
+    """`report -a 03_rope` where nothing of 03 was graded (a wrong -a or --work) wrote an
+    empty "0 students graded" report and exited 0; it is refused as `lms` refuses it."""
+    work = tmp_path / "work"
+    _gradebook(work)
+    assert cli.main(["report", "-a", "03_rope", "--work", str(work)]) == 2
+    err = capsys.readouterr().err
+    assert f"-a 03_rope: expected a notebook graded in the work folder {work}" in err
+    assert "check -a and --work (or grade the class first); nothing written" in err
+    assert not (work / "reports").exists()
+
+
+# another grader command, as `Course.hold` takes the work folder: flock on WORK/.grader.lock,
+# which names the process
+_HOLD = """
+import fcntl, os, sys
+with open(os.path.join(sys.argv[1], ".grader.lock"), "a+") as handle:
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    handle.truncate(0)
+    handle.write(f"{os.getpid()}, grade\\n")
+    handle.flush()
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["grade", "{download}", "--sandbox", "none"],
+        ["adjust", "1003", "-a", NB, "test_attention", "1"],
+        ["feedback"],
+        ["export"],
+        ["report", "-a", NB],
+        ["lms", "canvas", "{download}", "-a", NB],
+    ],
+)
+def test_a_second_command_on_a_work_folder_in_use_is_refused_at_once(tmp_path, capsys, argv):
+    """Two grader commands writing one work folder at once (two `grade`s both graded
+    everything, and the first one's table then said a student had no run report): the
+    second is refused at once, naming the work folder and the process that holds it; the
+    lock goes with that process, however it ends."""
+    work, download = tmp_path / "work", tmp_path / "download.zip"
+    _gradebook(work)
+    with zipfile.ZipFile(download, "w") as archive:
+        archive.writestr(f"dev_1003_5003_{NB}.ipynb", "{}")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(work)],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "autograder")},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "held\n"
+        args = [a.format(download=download) for a in argv]
+        assert cli.main([*args, "--work", str(work)]) == 2
+        err = capsys.readouterr().err
+        assert (
+            f"error: {args[0]}: refused, the work folder {work} is in use by another grader "
+            f"command (PID {holder.pid}, grade); wait for it to end, or give another --work"
+        ) in err
+        assert not (work / "intake.json").exists() and not (work / "reports").exists()
+    finally:
+        holder.kill()  # no clean exit: the lock goes with the process
+        holder.wait()
+    held = Course(work=work)
+    held.hold("export")  # free again, and named for the next one refused
+    assert (work / ".grader.lock").read_text() == f"{os.getpid()}, export\n"
+    held.let_go()
 
 
 # -- the TA's command, twice and more ------------------------------------------------------

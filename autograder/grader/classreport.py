@@ -32,6 +32,7 @@ import csv
 import html
 import io
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -436,6 +437,17 @@ def write_report(course: Course, assignment: str, anonymous: bool = False) -> Pa
 
 
 def report_command(args, course: Course) -> int:
+    """`python -m grader report -a NB`: a notebook that the work folder's gradebook graded no
+    submission of (a wrong -a or --work) is refused as `lms` refuses it: exit 2, nothing
+    written (an empty "0 students" report would look like a class that scored nothing)."""
+    from grader.course import UsageError
+    from grader.lms import graded_or_refuse
+
+    try:
+        graded_or_refuse(course, args.assignment)
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     path = write_report(course, args.assignment, anonymous=args.anonymous)
     print(f"class report: {path} (and {path.with_suffix('.csv').name} beside it)")
     return 0

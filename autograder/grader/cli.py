@@ -17,6 +17,7 @@ from grader.course import (
     Course,
     Progress,
     UsageError,
+    WorkFolderBusy,
     assignments,
     export_csv,
     grade_class,
@@ -255,6 +256,7 @@ def _grade_from_exchange(
             shard,
             progress=progress,
             owned=True,  # each collected folder is its owner's own
+            replace_newer=getattr(args, "replace_newer", False),
         )
         if course.last_intake is None:  # grade_class takes in the folder it is given
             raise RuntimeError(f"grade: expected an intake of {assignment}, got none")
@@ -285,6 +287,7 @@ def _exchange_command(args, course: Course) -> int:
 
     try:
         _locked(args, course)
+        course.hold(args.command)
         if args.command == "collect":
             _collect(args, course)
             return 0
@@ -328,6 +331,13 @@ def _add_grade(sub) -> None:
         help="regrade only this student, by id or readable name (always re-run)",
     )
     grade.add_argument("--force", action="store_true", help="re-run unchanged submissions too")
+    grade.add_argument(
+        "--replace-newer",
+        action="store_true",
+        help="take in an upload even where an earlier run took in a newer one of that student "
+        "and notebook (by default the newer one is kept and the older upload ignored, saying "
+        "so): to go back to an earlier upload on purpose",
+    )
     grade.add_argument(
         "--shard",
         default="0/1",
@@ -542,6 +552,16 @@ def _main(argv: list[str] | None) -> int:
 
         return gradescope_command(args)
     course = _course(args)
+    try:
+        return _in_work_folder(args, course, known)
+    finally:
+        course.let_go()
+
+
+def _in_work_folder(args, course: Course, known: list[str]) -> int:
+    """The commands that read and write a work folder, each holding it (`Course.hold`) from
+    before it writes anything to its end: `grade` once its --shard and the lockdown are
+    checked, the others at once."""
     if args.command in ("collect", "release-feedback"):
         return _exchange_command(args, course)
     gradebook = sqlite_file(course.db_url)
@@ -552,6 +572,12 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.command != "grade":
+        try:
+            course.hold(args.command)
+        except WorkFolderBusy as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     if args.command == "lms":
         from grader.lms import lms_command
 
@@ -615,6 +641,7 @@ def _grade(args, course: Course) -> list[dict] | int:
     cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)
     try:
         _locked(args, course)  # before anything is read or written
+        course.hold("grade")  # until the table and the class report are written
         if args.from_exchange and args.source:
             raise UsageError(
                 f"grade: expected SOURCE or --from-exchange, found both (SOURCE {args.source!r})"
@@ -631,6 +658,7 @@ def _grade(args, course: Course) -> list[dict] | int:
                 args.force,
                 (index, count),
                 progress=progress,
+                replace_newer=args.replace_newer,
             )
     except (UsageError, FileNotFoundError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -31,7 +31,7 @@ import nbformat
 
 from attnbook.grading import SECRET_FILE
 from grader.execute import close_spare, start_kernels_ahead
-from grader.intake import Intake, collect, is_late, printable
+from grader.intake import Intake, Upload, collect, is_late, older_than, printable
 from grader.normalize import answer_digests, normalize
 from grader.sandbox import WORKER_ENV, close_zygotes, compile_mounted_code
 from grader.status import FAILED, NOT_STARTED
@@ -123,6 +123,10 @@ class UsageError(ValueError):
     """A command-line value that names nothing (the message says which and why)."""
 
 
+class WorkFolderBusy(UsageError):
+    """Another grader command holds the work folder (`Course.hold`)."""
+
+
 def assignments(root: Path = AUTOGRADER.parent) -> list[str]:
     """The course's assignments, in order: every solutions/NN_topic/NN_topic.ipynb. The one
     list the release, the grader, the catalogue and the tests all use."""
@@ -163,6 +167,7 @@ class Course:
     _digests: dict = field(default_factory=dict, repr=False)
     _limits: str = field(default="", repr=False)
     last_intake: Intake | None = field(default=None, repr=False)
+    _held: object = field(default=None, init=False, repr=False)  # `hold`'s open lock file
 
     def __post_init__(self):
         self.root, self.work = Path(self.root).resolve(), Path(self.work).resolve()
@@ -226,6 +231,39 @@ class Course:
             fcntl.flock(handle, fcntl.LOCK_EX)
             with self._database_lock(name):
                 yield
+
+    def hold(self, command: str) -> None:
+        """Take the work folder for this process until `let_go` (or its end): one command
+        that writes it at a time (two `grade`s would both grade everything, and each other's
+        reports would vanish under the first one's table). A second is refused at once
+        (WorkFolderBusy, naming the work folder and the process that holds it); the lock
+        (flock on WORK/.grader.lock) goes with its process however that ends."""
+        if self._held is not None:
+            return
+        self.work.mkdir(parents=True, exist_ok=True)
+        private_folder(self.work)
+        handle = open(self.work / ".grader.lock", "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "?"
+            handle.close()
+            raise WorkFolderBusy(
+                f"{command}: refused, the work folder {self.work} is in use by another grader "
+                f"command (PID {holder}); wait for it to end, or give another --work"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}, {command}\n")
+        handle.flush()
+        self._held = handle
+
+    def let_go(self) -> None:
+        """Give back the work folder `hold` took (closing the file frees its lock)."""
+        if self._held is not None:
+            self._held.close()  # type: ignore[attr-defined]
+            self._held = None
 
     @contextlib.contextmanager
     def _database_lock(self, name: str):
@@ -308,21 +346,47 @@ class Course:
         every = sorted({*assignments, *self.assignments()})  # another notebook is named
         return collect(Path(source), assignments, self.grade_ids(every), known, wrapped=not owned)
 
-    def take_in(self, source: Path, assignments: list[str], intake: Intake | None = None) -> Intake:
+    def take_in(
+        self,
+        source: Path,
+        assignments: list[str],
+        intake: Intake | None = None,
+        replace_newer: bool = False,
+    ) -> Intake:
         """Write each student's normalised notebooks into submitted/, the students' names
         into the gradebook and the intake report (every file, graded or why not) into
-        WORK/intake.json. One upload that cannot be taken in costs only itself."""
+        WORK/intake.json. One upload that cannot be taken in costs only itself.
+
+        An upload older than the one an earlier run took in for that student and notebook
+        (`grader.intake.older_than`: an earlier download run again after the late
+        submissions') replaces nothing: the newer one stays, with its grade, its manual
+        scores and its late flag, and this one is ignored, saying so; unless
+        `replace_newer` (the TA going back to an earlier upload on purpose)."""
         intake = intake or self.collect(source, assignments)
         for student in intake.students():
             for assignment in assignments:
-                self._take_one(intake, student, assignment)
+                self._take_one(intake, student, assignment, Path(source), replace_newer)
         self._remember(intake)
         write_intake_report(self.work / "intake.json", Path(source), assignments, intake)
         self.last_intake = intake
         return intake
 
-    def _take_one(self, intake: Intake, student: str, assignment: str) -> None:
+    def _take_one(
+        self,
+        intake: Intake,
+        student: str,
+        assignment: str,
+        source: Path,
+        replace_newer: bool = False,
+    ) -> None:
         upload = intake.uploads.get((student, assignment))
+        notes_path = self.state_path(student, assignment).with_suffix(".intake.json")
+        if (
+            upload is not None
+            and not replace_newer
+            and self._kept_newer(intake, upload, notes_path, source)
+        ):
+            return
         try:
             if upload is not None and upload.refused:
                 nb, notes = (
@@ -353,9 +417,35 @@ class Course:
         data = text.encode("utf-8")
         if not path.exists() or path.read_bytes() != data:
             path.write_bytes(data)
-        notes_path = self.state_path(student, assignment).with_suffix(".intake.json")
         notes_path.parent.mkdir(parents=True, exist_ok=True)
-        notes_path.write_text(json.dumps({"notes": notes, "problems": problems, "late": late}))
+        origin = upload.origin(source) if upload is not None else None
+        notes_path.write_text(
+            json.dumps({"notes": notes, "problems": problems, "late": late, "upload": origin})
+        )
+
+    @staticmethod
+    def _kept_newer(intake: Intake, upload: Upload, notes_path: Path, source: Path) -> bool:
+        """Whether an earlier run took in a newer upload of this student and notebook than
+        `upload` (its record in `notes_path`): then that one is kept and `upload`'s file is
+        ignored, naming both (`Intake.kept`)."""
+        try:
+            taken = json.loads(notes_path.read_text()).get("upload")
+        except (OSError, ValueError, AttributeError):
+            return False
+        why = older_than(upload.origin(source), taken) if isinstance(taken, dict) else ""
+        if not why:
+            return False
+        intake.kept[(upload.student, upload.assignment)] = taken
+        for record in intake.files:
+            if record.path == upload.name and record.student == upload.student:
+                record.status = "ignored"
+                record.reason = (
+                    f"older than {printable(str(taken.get('path')))!r} (from "
+                    f"{printable(str(taken.get('download')))}), the upload already taken in for "
+                    f"{upload.assignment}: {why}; that one is kept, with its grade, and nothing "
+                    "is graded again (grade with --replace-newer to take this one instead)"
+                )
+        return True
 
     @staticmethod
     def _ignored_of(intake: Intake, student: str) -> list[str]:
@@ -820,6 +910,7 @@ def grade_class(
     pool: bool = False,
     progress: Progress | None = None,
     owned: bool = False,
+    replace_newer: bool = False,
 ) -> list[dict]:
     """Grade every (or the given) student's notebooks; return one outcome per graded pair.
 
@@ -834,12 +925,25 @@ def grade_class(
     through as a wrapper (what the student put inside it cannot name another student), and
     one without the notebook asked for is graded blank, saying why. A TA's download (`owned`
     False) that holds no notebook asked for is refused instead (`_expect_notebooks`).
+
+    `replace_newer`: an upload older than the one taken in before replaces it (see
+    `Course.take_in`; by default it is ignored, saying so).
     """
     progress = progress or Progress()
     owned = owned or (source is not None and _collected(course, Path(source)))
     try:
         return _grade_class(
-            course, source, assignments, students, workers, force, shard, pool, progress, owned
+            course,
+            source,
+            assignments,
+            students,
+            workers,
+            force,
+            shard,
+            pool,
+            progress,
+            owned,
+            replace_newer,
         )
     finally:
         progress.close()
@@ -888,6 +992,7 @@ def _grade_class(
     pool: bool,
     progress: Progress,
     owned: bool,
+    replace_newer: bool = False,
 ) -> list[dict]:
     known = course.assignments()
     unknown = [a for a in assignments or () if a not in known]
@@ -901,7 +1006,7 @@ def _grade_class(
             assignments = assignments or sorted({a for _, a in intake.uploads})
             for assignment in assignments:
                 course.ensure_assignment(assignment)
-            course.take_in(Path(source), assignments, intake)
+            course.take_in(Path(source), assignments, intake, replace_newer)
         progress.intake(intake)
     else:
         assignments = assignments or sorted(
@@ -1122,12 +1227,17 @@ def _merged_record(old: dict | None, report: dict, assignment: str) -> dict:
     record = _notebook_record(report, assignment)
     if not isinstance(old, dict) or not isinstance(old.get("files"), list):
         return record
-    taken = {f["student"] for f in record["files"] if f.get("student")}
+    # a student whose newer upload of an earlier run was kept (`Course.take_in`) keeps its
+    # files too, beside this run's older one (once: not again from the same download)
+    newer = {k["student"] for k in report.get("kept", []) if k["assignment"] == assignment}
+    taken = {f["student"] for f in record["files"] if f.get("student")} - newer
+    again = {(report["source"], f["path"]) for f in record["files"] if f.get("student") in newer}
     kept = [
         {"download": old.get("source", ""), **f}
         for f in old["files"]
         if isinstance(f, dict) and f.get("student") and f["student"] not in taken
     ]
+    kept = [f for f in kept if (f["download"], f.get("path")) not in again]
     ids = {f["student"] for f in kept}
     record["files"] += kept
     record["students"] += [s for s in old.get("students", []) if s.get("id") in ids]

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 import unicodedata
 import zipfile
 from collections import defaultdict
@@ -297,7 +298,7 @@ def _files(source: Path):
                 yield (
                     name,
                     info.file_size,
-                    float("".join(f"{part:02d}" for part in info.date_time)),
+                    _zip_time(info.date_time),
                     lambda info=info: archive.read(info),
                     "",
                 )
@@ -321,6 +322,16 @@ def _files(source: Path):
         raise FileNotFoundError(
             f"source={str(source)!r}: expected a zip file or a folder, found {found}"
         )
+
+
+def _zip_time(date_time: tuple) -> float:
+    """A zip member's time (local, as zip tools write and extract it) in seconds since the
+    epoch, as a folder's modification times are: a download graded as a zip and its
+    extracted copy order their files alike, within a run and against an earlier one."""
+    try:
+        return time.mktime((*date_time, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return 0.0
 
 
 def _refuse(why: str):
@@ -401,6 +412,39 @@ class Upload:
         """The file's bytes, read from the download now (None when refused)."""
         return self.read() if self.read is not None else None
 
+    def origin(self, source: Path | str) -> dict:
+        """Where this upload came from and how new it is, kept with the notebook taken in
+        from it, for `older_than` on a later run."""
+        return {
+            "path": self.name,
+            "download": str(source),
+            "attachment": self.attachment,
+            "stamp": self.stamp,
+        }
+
+
+def older_than(upload: dict, taken: dict) -> str:
+    """Why `upload` (an `Upload.origin`) is an older upload than `taken`, the one already
+    taken in for that student and notebook, or "" when it is not (newer, the same, or no
+    order known). Ordered as `_choose` orders one download's files: by the Canvas attachment
+    id where both have one, else by the file's time."""
+
+    def number(origin: dict, name: str) -> float:
+        value = origin.get(name)
+        return float(value) if isinstance(value, int | float) and value > 0 else 0.0
+
+    mine, theirs = number(upload, "attachment"), number(taken, "attachment")
+    if mine and theirs:
+        return f"a lower Canvas attachment id ({mine:.0f} < {theirs:.0f})" if mine < theirs else ""
+    mine, theirs = number(upload, "stamp"), number(taken, "stamp")
+    if mine and theirs and mine < theirs:
+        return f"an older file time ({_when(mine)} < {_when(theirs)})"
+    return ""
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+
 
 @dataclass
 class Intake:
@@ -409,6 +453,9 @@ class Intake:
     people: dict[str, Identity] = field(default_factory=dict)  # student id -> identity
     collisions: list[str] = field(default_factory=list)
     collided: set[str] = field(default_factory=set)  # student ids given a hash for a clash
+    # (student id, assignment) -> the upload an earlier run took in, newer than this run's
+    # (`grader.course.Course.take_in`): kept, this run's upload ignored
+    kept: dict[tuple[str, str], dict] = field(default_factory=dict)
 
     def students(self) -> list[str]:
         return sorted(self.people)
@@ -423,6 +470,10 @@ class Intake:
             "files": [asdict(f) for f in self.files],
             "students": [{"id": sid, **asdict(who)} for sid, who in sorted(self.people.items())],
             "collisions": self.collisions,
+            "kept": [
+                {"student": sid, "assignment": assignment, "upload": taken}
+                for (sid, assignment), taken in sorted(self.kept.items())
+            ],
             "summary": {
                 "files": len(self.files),
                 "graded": graded,

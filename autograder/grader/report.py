@@ -25,7 +25,14 @@ from grader.catalogue import (
     notebooks,
     solution_notebook,
 )
-from grader.course import Course, Progress, grade_class, gradebook_rows, outcome_line
+from grader.course import (
+    Course,
+    Progress,
+    UsageError,
+    grade_class,
+    gradebook_rows,
+    outcome_line,
+)
 from grader.intake import printable
 
 
@@ -174,10 +181,16 @@ def _catalogue(args, work: Path) -> int:
         memory_mb=args.memory_mb,
     )
     try:
+        course.hold("catalogue")
         rows = catalogue_report(course, args.assignment, args.workers, args.limit, sys.stderr)
+    except UsageError as err:  # the work folder is another command's
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     except RuntimeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    finally:
+        course.let_go()
     text = markdown(rows)
     print(text)
     if args.out:

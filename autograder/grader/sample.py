@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader.course import Course, export_csv, grade_class, table
+from grader.course import Course, UsageError, export_csv, grade_class, table
 
 
 def load_builder():
@@ -26,11 +26,6 @@ def sample_command(args) -> int:
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="attnbook-sample-"))
     out.mkdir(parents=True, exist_ok=True)
     root = Path(args.root)
-    students = build.sample_class(root)
-    download = build.write_lms_zip(
-        out / "lms_download.zip",
-        {s: {f"{build.NOTEBOOK}.ipynb": data} for s, (data, _, _) in students.items()},
-    )
     course = Course(
         root=root,
         work=out / "work",
@@ -38,6 +33,23 @@ def sample_command(args) -> int:
         sandbox=args.sandbox,
         cell_timeout=args.timeout,
         memory_mb=args.memory_mb,
+    )
+    try:
+        course.hold("sample")  # before its download is written
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    try:
+        return _sample(args, build, course, out)
+    finally:
+        course.let_go()
+
+
+def _sample(args, build, course: Course, out: Path) -> int:
+    students = build.sample_class(course.root)
+    download = build.write_lms_zip(
+        out / "lms_download.zip",
+        {s: {f"{build.NOTEBOOK}.ipynb": data} for s, (data, _, _) in students.items()},
     )
     started = time.monotonic()
     outcomes = grade_class(course, download, [build.NOTEBOOK], workers=args.workers)
