@@ -471,7 +471,8 @@ def _add_after_deadline(sub) -> None:
     lms.add_argument(
         "--missing-zero",
         action="store_true",
-        help="a student of the LMS file with no graded notebook gets 0 (default: blank)",
+        help="a student of the LMS file with no graded notebook and an empty grade cell gets 0 "
+        "(default: left as it is; a grade the LMS file holds is always kept)",
     )
     _where(lms)
     report = sub.add_parser(
