@@ -26,7 +26,7 @@ from grader.course import (
     table,
 )
 from grader.lockdown import ExposedError, private_umask
-from grader.sandbox import UID_BASE_ENV, new_uid_base
+from grader.sandbox import NOT_RUN, UID_BASE_ENV, new_uid_base
 from grader.shards import ShardError, parse_shard
 
 PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
@@ -41,6 +41,8 @@ def sandbox_refusal(command: str) -> str:
     works, why = sandbox_available()
     if works:
         return ""
+    if NOT_RUN in why:  # a path problem: neither namespaces nor going without fix it
+        return f"error: {command}: refused, the sandbox cannot start: {why}"
     return (
         f"error: {command}: refused, the sandbox cannot start: {why}; or pass --sandbox auto "
         "to grade without it (every status then says NOT SANDBOXED)"
