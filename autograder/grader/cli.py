@@ -11,10 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader import cgroups
+from grader import cgroups, lifetime
 from grader.course import (
     AUTOGRADER,
     Course,
+    Interrupted,
     Progress,
     UsageError,
     assignments,
@@ -31,6 +32,7 @@ from grader.shards import ShardError, parse_shard
 
 PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
 NO_SANDBOX = 3  # the exit status of a command refused because the sandbox cannot start
+INTERRUPTED = 130  # Ctrl-C, as a shell reports a process that SIGINT ended
 
 
 def sandbox_refusal(command: str) -> str:
@@ -305,9 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault(UID_BASE_ENV, str(new_uid_base()))
     cgroups.run_token()
     previous = private_umask()
+    handlers = lifetime.stop_on_signals()  # SIGTERM, SIGHUP: workers and sandboxes end too
     try:
         return _main(argv)
     finally:
+        lifetime.restore(handlers)
         os.umask(previous)
 
 
@@ -638,6 +642,14 @@ def _grade(args, course: Course) -> list[dict] | int:
     except (UsageError, FileNotFoundError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:  # Ctrl-C: one line, the workers stopped, no traceback
+        done = (
+            f"{stop.graded} of {stop.total} notebooks graded; "
+            if isinstance(stop, Interrupted)
+            else ""
+        )
+        print(f"\ninterrupted: {done}run the same command again to finish", file=sys.stderr)
+        return INTERRUPTED
     finally:
         cgroups.sweep()  # the groups of a worker that ended without closing its kernel
     if course.last_intake is not None and args.quiet:  # else printed before grading

@@ -566,6 +566,7 @@ class KernelZygote:
     `folder` (shown read-only in the zygote's sandbox only) before the fork."""
 
     _running: dict[tuple, KernelZygote] = {}
+    _made: set[KernelZygote] = set()  # not yet closed, one still starting too
 
     @classmethod
     def get(cls, limits: Limits) -> KernelZygote:
@@ -579,6 +580,7 @@ class KernelZygote:
 
     def __init__(self, limits: Limits):
         self.home = Path(tempfile.mkdtemp(prefix="attnbook-zygote-"))
+        KernelZygote._made.add(self)
         self.folder = self.home / "own"
         self.folder.mkdir()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -656,13 +658,18 @@ class KernelZygote:
         return (self.home / "zygote.log").read_bytes()[-600:].decode(errors="replace")
 
     def close(self) -> None:
-        if self.proc.poll() is None:
+        """End the zygote and its kernels and remove its folder; also one stopped (by a
+        signal, `grader.lifetime`) before its start was done."""
+        KernelZygote._made.discard(self)
+        proc = getattr(self, "proc", None)
+        if proc is not None and proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, 9)  # bubblewrap's namespace: every kernel in it too
+                os.killpg(proc.pid, 9)  # bubblewrap's namespace: every kernel in it too
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=10)
-        self.sock.close()
-        self.log.close()
+                proc.wait(timeout=10)
+        for name in ("sock", "log"):
+            with contextlib.suppress(AttributeError, OSError):
+                getattr(self, name).close()
         shutil.rmtree(self.home, ignore_errors=True)
         for key, zygote in list(KernelZygote._running.items()):
             if zygote is self:
@@ -670,7 +677,7 @@ class KernelZygote:
 
 
 def close_zygotes() -> None:
-    for zygote in list(KernelZygote._running.values()):
+    for zygote in list(KernelZygote._made):
         zygote.close()
 
 
