@@ -1193,6 +1193,7 @@ def test_two_workers_of_a_run_never_share_a_throwaway_id(monkeypatch):
 
     monkeypatch.setenv(sandbox.WORKER_ENV, "")  # restored after: _init_worker sets it
     monkeypatch.setattr(course_module, "_WORKER", None)
+    monkeypatch.setattr(course_module.lifetime, "die_with_parent", lambda parent: None)  # pytest's
     settings = course_module.settings_of(course_module.Course())
     numbers = get_context("spawn").SimpleQueue()
     for number in (0, 1):
@@ -1200,7 +1201,7 @@ def test_two_workers_of_a_run_never_share_a_throwaway_id(monkeypatch):
     seen = set()
     for pid in (1234, 1734):
         monkeypatch.setattr(os, "getpid", lambda pid=pid: pid)
-        course_module._init_worker(settings, False, numbers)
+        course_module._init_worker(settings, False, numbers, os.getppid())
         seen |= {sandbox.throwaway_ids(0), sandbox.throwaway_ids(1)}
     assert len(seen) == 4, seen
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import subprocess
 import sys
 import zipfile
@@ -476,3 +477,39 @@ def test_a_canvas_id_that_is_a_moodle_participant_elsewhere_is_still_a_clash(cou
     lms.fill_canvas(course, NB, _canvas(tmp_path), None, missing_zero=False)
     done = lms.fill_moodle(course, "04_masks", _worksheet(tmp_path), missing_zero=False)
     assert any(c.startswith("student id 101 is email:101@x.edu in 04_masks") for c in done.clashes)
+
+
+# -- a grade the LMS file already holds (review 7) --------------------------------------------
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+@pytest.mark.parametrize("missing_zero", [False, True])
+def test_a_grade_the_lms_file_holds_for_an_ungraded_student_is_kept_and_listed(
+    course, tmp_path, capsys, kind, missing_zero
+):
+    """A TA's grade entered in the LMS by hand (an e-mailed notebook: nothing graded here)
+    is no missing grade: --missing-zero zeroes only the empty cells, and the summary names
+    whose grade it kept."""
+    if kind == "canvas":
+        extra = [
+            ["Cy", "105", "", "cy", "A", "9.00", "", ""],
+            ["Di", "106", "", "di", "A", "", "", ""],
+        ]
+        path, cell = _canvas(tmp_path, extra), 5
+    else:
+        path = _worksheet_rows(
+            tmp_path,
+            [("101", "Ann", "", "100.00", ""), ("105", "Cy", "9.00", "100.00", "by e-mail"),
+             ("106", "Di", "", "100.00", "")],
+        )  # fmt: skip
+        cell = MOODLE_HEADER.index("Grade")
+    args = argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=missing_zero
+    )
+    lms.lms_command(args, course)
+    out = capsys.readouterr().out
+    name = "canvas_import.csv" if kind == "canvas" else "moodle_worksheet.csv"
+    rows = {r[1] if kind == "canvas" else r[0]: r for r in _read(course.work / "lms" / NB / name)}
+    cy, di = ("105", "106") if kind == "canvas" else ("Participant 105", "Participant 106")
+    assert rows[cy][cell] == "9.00"  # the LMS file's grade, kept
+    assert rows[di][cell] == ("0" if missing_zero else "")
+    assert "1 kept the grade the LMS file holds" in out
+    assert re.search(r"kept the LMS file's grade .*105.*: 9\.00", out)

@@ -149,6 +149,65 @@ def test_the_probe_passes_where_grading_works():
         assert works or why.startswith(sandbox.bwrap_path()), why
 
 
+def test_a_python_reached_through_a_linked_folder_runs_in_the_sandbox(tmp_path):
+    """A venv reached through a symbolic link (`ln -s .venv vlink; vlink/bin/python -m
+    grader ...`, or a /home that is a link): the sandbox binds the environment at its real
+    path, so the kernel is started by the resolved folder's python, the venv kept (its
+    bin/python, itself a link to the base interpreter, is not resolved)."""
+    sandbox.sandbox_available.cache_clear()
+    if not sandbox.sandbox_available()[0]:
+        pytest.skip("the sandbox cannot start here")
+    venv = Path(sys.prefix)
+    if venv == Path(sys.base_prefix):
+        pytest.skip("the tests run outside a virtual environment")
+    link = tmp_path / "vlink"
+    link.symlink_to(venv.resolve(), target_is_directory=True)
+    python = link / "bin" / Path(sys.executable).name
+    code = (
+        "import sys; from grader import sandbox; "
+        "print(sys.prefix); print(sandbox._python()[0]); print(sandbox.sandbox_available())"
+    )
+    done = subprocess.run(
+        [str(python), "-c", code],
+        cwd=ROOT / "autograder",
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'autograder'}{os.pathsep}{ROOT}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    prefix, interpreter, answer = done.stdout.splitlines()
+    assert prefix == str(link), done.stdout  # the interpreter was reached through the link
+    assert interpreter == str(venv.resolve() / "bin" / python.name)
+    assert answer == "(True, '')", done.stdout + done.stderr
+
+
+def test_a_python_the_sandbox_cannot_run_is_a_path_problem(monkeypatch):
+    """An exit 127 ("failed to execute ...") in the probe is no namespace problem, and going
+    without the sandbox is no fix for it: the line names the path, not user namespaces."""
+    from grader import cli
+
+    sandbox.sandbox_available.cache_clear()
+    if not sandbox.sandbox_available()[0]:
+        pytest.skip("the sandbox cannot start here")
+    missing = "/usr/lib/attnbook-no-such-python/python3"  # inside /usr, which is bound
+    monkeypatch.setattr(sandbox, "interpreter", lambda: missing)
+    with fresh_sandbox_probe(monkeypatch):
+        works, why = sandbox.sandbox_available()
+        line = cli.sandbox_refusal("grade")
+    assert not works and "exit 127" in why and missing in why, why
+    assert sandbox.NOT_RUN in line and "\n" not in line, line
+    for wrong in ("user namespaces", "--sandbox auto", "seccomp"):
+        assert wrong not in line, line
+
+
+def test_a_python_outside_the_bound_folders_is_named(monkeypatch):
+    monkeypatch.setattr(sandbox, "interpreter", lambda: "/opt/elsewhere/bin/python")
+    with fresh_sandbox_probe(monkeypatch):
+        works, why = sandbox.sandbox_available()
+    if sandbox.bwrap_path() is not None and not sandbox.under_tmp():
+        assert not works and "/opt/elsewhere/bin/python" in why and sandbox.NOT_RUN in why
+
+
 def test_gradescope_finds_no_isolation_with_a_failing_bwrap(tmp_path, monkeypatch):
     """Not root (so no setpriv fallback) and a bwrap that exits 1: nothing runs, and the
     reason is bubblewrap's own message."""

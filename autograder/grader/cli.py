@@ -11,10 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader import cgroups
+from grader import cgroups, lifetime
 from grader.course import (
     AUTOGRADER,
     Course,
+    Interrupted,
     Progress,
     UsageError,
     WorkFolderBusy,
@@ -27,11 +28,12 @@ from grader.course import (
     table,
 )
 from grader.lockdown import ExposedError, private_umask
-from grader.sandbox import UID_BASE_ENV, new_uid_base
+from grader.sandbox import NOT_RUN, UID_BASE_ENV, new_uid_base
 from grader.shards import ShardError, parse_shard
 
 PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
 NO_SANDBOX = 3  # the exit status of a command refused because the sandbox cannot start
+INTERRUPTED = 130  # Ctrl-C, as a shell reports a process that SIGINT ended
 
 
 def sandbox_refusal(command: str) -> str:
@@ -42,6 +44,8 @@ def sandbox_refusal(command: str) -> str:
     works, why = sandbox_available()
     if works:
         return ""
+    if NOT_RUN in why:  # a path problem: neither namespaces nor going without fix it
+        return f"error: {command}: refused, the sandbox cannot start: {why}"
     return (
         f"error: {command}: refused, the sandbox cannot start: {why}; or pass --sandbox auto "
         "to grade without it (every status then says NOT SANDBOXED)"
@@ -306,9 +310,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault(UID_BASE_ENV, str(new_uid_base()))
     cgroups.run_token()
     previous = private_umask()
+    handlers = lifetime.stop_on_signals()  # SIGTERM, SIGHUP: workers and sandboxes end too
     try:
         return _main(argv)
     finally:
+        lifetime.restore(handlers)
         os.umask(previous)
 
 
@@ -481,7 +487,8 @@ def _add_after_deadline(sub) -> None:
     lms.add_argument(
         "--missing-zero",
         action="store_true",
-        help="a student of the LMS file with no graded notebook gets 0 (default: blank)",
+        help="a student of the LMS file with no graded notebook and an empty grade cell gets 0 "
+        "(default: left as it is; a grade the LMS file holds is always kept)",
     )
     _where(lms)
     report = sub.add_parser(
@@ -663,6 +670,14 @@ def _grade(args, course: Course) -> list[dict] | int:
     except (UsageError, FileNotFoundError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:  # Ctrl-C: one line, the workers stopped, no traceback
+        done = (
+            f"{stop.graded} of {stop.total} notebooks graded; "
+            if isinstance(stop, Interrupted)
+            else ""
+        )
+        print(f"\ninterrupted: {done}run the same command again to finish", file=sys.stderr)
+        return INTERRUPTED
     finally:
         cgroups.sweep()  # the groups of a worker that ended without closing its kernel
     if course.last_intake is not None and args.quiet:  # else printed before grading

@@ -18,7 +18,9 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Set as AbstractSet
@@ -30,6 +32,7 @@ from pathlib import Path
 import nbformat
 
 from attnbook.grading import SECRET_FILE
+from grader import lifetime
 from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, Upload, collect, is_late, older_than, printable
 from grader.normalize import answer_digests, normalize
@@ -867,8 +870,9 @@ class Progress:
 _WORKER: Course | None = None
 
 
-def _init_worker(settings: dict, ahead: bool, numbers) -> None:
+def _init_worker(settings: dict, ahead: bool, numbers, parent: int) -> None:
     global _WORKER
+    lifetime.die_with_parent(parent)  # and Ctrl-C is the parent's to handle
     os.environ[WORKER_ENV] = str(numbers.get())  # this worker's own throwaway ids
     _WORKER = Course(**settings)
     start_kernels_ahead(ahead)  # a worker grades notebook after notebook; closed at its exit
@@ -1037,32 +1041,83 @@ def _grade_class(
     progress.start(len(jobs))
     compile_mounted_code()  # once, not in every kernel
     if workers <= 1 and not pool:
-        outcomes = []
-        try:
+        return _grade_here(course, jobs, progress)
+    return _grade_in_pool(course, jobs, workers, progress)
+
+
+def _grade_here(course: Course, jobs: list[tuple[str, str]], progress: Progress) -> list[dict]:
+    """`jobs` graded one after the other in this process."""
+    outcomes: list[dict] = []
+    try:
+        with lifetime.noting_interrupts() as interrupted:
             for index, job in enumerate(jobs):
                 start_kernels_ahead(index + 1 < len(jobs) and idle_core(1))  # the next one's
-                outcomes.append(course.grade_one(*job))
-                progress.done(outcomes[-1])
-        finally:
-            start_kernels_ahead(False)
-            close_spare()
-            close_zygotes()
-        return outcomes
-    outcomes = []
+                outcome = course.grade_one(*job)  # Ctrl-C in it: recorded as its failure
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+                outcomes.append(outcome)
+                progress.done(outcome)
+    except KeyboardInterrupt:
+        raise Interrupted(len(outcomes), len(jobs)) from None
+    finally:
+        start_kernels_ahead(False)
+        close_spare()
+        close_zygotes()
+    return outcomes
+
+
+def _grade_in_pool(
+    course: Course, jobs: list[tuple[str, str]], workers: int, progress: Progress
+) -> list[dict]:
+    """`jobs` graded by `workers` processes, which end with this one (`grader.lifetime`)."""
+    outcomes: list[dict] = []
     numbers = get_context("spawn").SimpleQueue()
     for number in range(workers):
         numbers.put(number)
-    with ProcessPoolExecutor(
+    executor = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=get_context("spawn"),
         initializer=_init_worker,
-        initargs=(settings_of(course), idle_core(workers), numbers),
-    ) as executor:
+        initargs=(settings_of(course), idle_core(workers), numbers, os.getpid()),
+    )
+    try:
         futures = [executor.submit(_work, job) for job in jobs]
         for future in as_completed(futures):
             outcomes.append(future.result())
             progress.done(outcomes[-1])
+    except KeyboardInterrupt:  # Ctrl-C: the workers, which ignore it, are stopped now
+        with _ignoring_interrupts():
+            lifetime.stop_workers()
+            executor.shutdown(wait=True, cancel_futures=True)
+        raise Interrupted(len(outcomes), len(jobs)) from None
+    except BaseException:
+        lifetime.stop_workers()
+        executor.shutdown(wait=True, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
     return sorted(outcomes, key=lambda o: (o["assignment"], o["student"]))
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while grading: `graded` of `total` notebooks were graded (the rest, those
+    stopped midway included, are graded by the next run of the same command)."""
+
+    def __init__(self, graded: int, total: int):
+        super().__init__(f"{graded} of {total} notebooks graded")
+        self.graded, self.total = graded, total
+
+
+@contextlib.contextmanager
+def _ignoring_interrupts():
+    """A block that a second Ctrl-C does not cut short (the workers' stop and cleanup)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # -- results --------------------------------------------------------------------------------

@@ -124,6 +124,7 @@ class StudentKernel:
     `take_kernel`); `adopt` then waits for it and hands it the student's files."""
 
     started = 0  # kernels this process has started; the parity is the throwaway-id slot
+    live: set[StudentKernel] = set()  # not yet closed: `close_kernels` closes them at exit
 
     def __init__(
         self, files_from: Path | None, limits: Limits, use_sandbox: bool, wait: bool = True
@@ -136,7 +137,9 @@ class StudentKernel:
                 self.group = cgroups.Group(limits.memory_mb, limits.processes)
             except RuntimeError as err:
                 self.dead = f"{NOT_STARTED}: {err}"
+        self.closed = False
         self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
+        StudentKernel.live.add(self)
         ids = throwaway_ids(StudentKernel.started % 2) if use_sandbox else None
         StudentKernel.started += 1
         req_r, self.req_w = os.pipe()
@@ -297,6 +300,10 @@ class StudentKernel:
             self.group.kill()
 
     def close(self) -> None:
+        if self.closed:  # once: its descriptor numbers may since be another file's
+            return
+        self.closed = True
+        StudentKernel.live.discard(self)
         self.kill(self.dead or "closed")
         for fd in (self.req_w, self.rep_r):
             with contextlib.suppress(OSError):
@@ -338,7 +345,19 @@ def close_spare() -> None:
         spare.close()
 
 
-atexit.register(close_spare)
+def close_kernels() -> None:
+    """Close every kernel of this process, the one started ahead and one a notebook was
+    using when the process was told to stop (`grader.lifetime`): its sandbox and folder."""
+    close_spare()
+    for kernel in list(StudentKernel.live):
+        try:
+            kernel.close()
+        except Exception:  # noqa: BLE001 - one stopped while it started: its folders still go
+            StudentKernel.live.discard(kernel)
+            shutil.rmtree(kernel.tmp, ignore_errors=True)
+
+
+atexit.register(close_kernels)
 
 
 def take_kernel(files_from: Path | None, limits: Limits, use_sandbox: bool) -> StudentKernel:

@@ -93,6 +93,9 @@ def serve(fd: int) -> None:
         warm()  # the package modules its rules name, imported once
     logging.getLogger().handlers[:] = []
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    # Ctrl-C reaches the terminal's whole process group: the grading process that started
+    # this server handles it (`grader.lifetime`); it and its tests end when that one closes
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=fd)
     from grader.testprocess import test_process
 

@@ -34,8 +34,10 @@ reported as a clash.
 A notebook that the work folder's gradebook graded no submission of (a wrong -a or --work)
 is refused, and nothing is written: its file would blank or zero the whole class.
 
-Nothing is dropped silently: a student of the LMS file who was not graded stays blank
-(`--missing-zero`: 0) and is counted; a graded student whom the LMS file lacks, or an id that
+Nothing is dropped silently: a student of the LMS file who was not graded keeps the cell
+the LMS file has (`--missing-zero`: an empty one gets 0) and is counted; a grade already in
+the file (a TA's, entered by hand for an e-mailed notebook, say) is never overwritten and the
+command lists whose it kept; a graded student whom the LMS file lacks, or an id that
 the LMS file holds twice, is listed and the command exits 1 after writing what it could. A
 grading that failed, or whose kernel never started, is no grade: that student is left as
 the LMS file has them and listed with why, and the command exits 1. A manual grade from the
@@ -94,6 +96,7 @@ class Filled:
     written: list[Path] = field(default_factory=list)
     graded: int = 0
     blank: list[str] = field(default_factory=list)  # in the LMS file, not graded
+    kept: list[str] = field(default_factory=list)  # of `blank`: a grade the LMS file held
     missing: list[str] = field(default_factory=list)  # graded, not in the LMS file
     twice: list[str] = field(default_factory=list)  # ids the LMS file holds more than once
     clashes: list[str] = field(default_factory=list)  # one id, two people across notebooks
@@ -148,6 +151,17 @@ def lms_number(text: str) -> float | None:
     if not grouped or not all(DIGITS.fullmatch(g) for g in groups):
         return None
     return float(f"{sign}{''.join(groups)}.{fraction or 0}")
+
+
+def _not_graded_here(done: Filled, who: str, cell: str, missing_zero: bool) -> str:
+    """The cell of a student whom the LMS file has and this work folder graded no notebook
+    of: the grade the file holds stays (a TA's grade entered in the LMS, listed in
+    `done.kept`); an empty cell ("", or an LMS's "-") gets 0 with --missing-zero."""
+    done.blank.append(who)
+    if cell.strip() not in ("", "-"):
+        done.kept.append(f"{who}: {cell.strip()}")
+        return cell
+    return "0" if missing_zero else cell
 
 
 def _decimal(value: float) -> str:
@@ -400,8 +414,7 @@ def fill_canvas(
             exported.add(uid)
             done.graded += 1
         else:
-            row[target] = "0" if missing_zero else ""
-            done.blank.append(who)
+            row[target] = _not_graded_here(done, who, row[target], missing_zero)
         out_rows.append([row[i] for i in keep])
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
@@ -480,8 +493,8 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
         email = row[header.index("Email address")] if "Email address" in header else ""
         people[uid] = {"name": who, "email": email.strip().lower()}
         if uid not in graded:
-            row[at["Grade"]] = "0" if missing_zero else row[at["Grade"]]
-            done.blank.append(row[at["Identifier"]])
+            cell = row[at["Grade"]]
+            row[at["Grade"]] = _not_graded_here(done, row[at["Identifier"]], cell, missing_zero)
             continue
         label = row[at["Identifier"]].strip() + (f" ({who})" if who else "")
         mine = graded[uid]
@@ -531,10 +544,14 @@ def lms_command(args, course: Course) -> int:
     for path in done.written:
         print(f"wrote {path}")
     failed = f"{len(done.failed)} not exported (their grading failed); " if done.failed else ""
+    empty = len(done.blank) - len(done.kept)
+    kept = f"{len(done.kept)} kept the grade the LMS file holds, " if done.kept else ""
     print(
         f"{done.graded} graded; {failed}{len(done.blank)} in the LMS file without a grade here "
-        f"({'0 given' if args.missing_zero else 'left blank'})"
+        f"({kept}{empty} {'given 0' if args.missing_zero else 'left blank'})"
     )
+    for line in done.kept:
+        print(f"kept the LMS file's grade (no graded notebook here): {line}")
     for line in done.failed:
         print(f"not exported: {line}", file=sys.stderr)
     for warning in done.warnings:

@@ -89,6 +89,9 @@ def sandbox_available() -> tuple[bool, str]:
             f"the sandbox mounts a /tmp of its own, which hides {hidden}: expected the course "
             "checkout and its Python outside /tmp (clone it elsewhere, e.g. in your home)"
         )
+    outside = python_outside_binds()
+    if outside:
+        return False, outside
     if os.geteuid() == 0 and not shutil.which("setpriv"):
         return False, (
             "setpriv (util-linux) is missing: the kernel cannot drop root "
@@ -125,6 +128,13 @@ def _probe(bwrap: str) -> tuple[bool, str]:
         said = " ".join(probe.stderr.decode("utf-8", errors="replace").split())[:200]
         if "deny_keyrings:" in said:
             return False, f"the kernel's seccomp filter cannot be installed here: {said}"
+        if probe.returncode == 127 or "failed to execute" in said or "execvp" in said:
+            return False, (
+                f"{bwrap} started a sandbox, but {NOT_RUN} (exit {probe.returncode}: "
+                f"{said or 'no message'}): expected this Python, {interpreter()}, and its "
+                f"environment inside the folders the sandbox shows ({', '.join(bound_roots())}); "
+                "run the grader with the environment's own bin/python"
+            )
         return False, (
             f"{bwrap} cannot start a sandbox here (exit {probe.returncode}: "
             f"{said or 'no message'}): {NAMESPACE_FIX}"
@@ -140,6 +150,37 @@ def under_tmp() -> str:
         if os.path.realpath(path).startswith("/tmp/"):
             return path
     return ""
+
+
+NOT_RUN = "a path in it could not be run"  # a path problem: no namespace fix, no fallback
+
+
+def interpreter() -> str:
+    """This Python as the sandbox shows it: its folder resolved (the sandbox binds the
+    environment at its real path, so a link to a venv, or a /home that is a link, would not
+    be found there), its own name kept (a venv's bin/python is itself a link to the base
+    interpreter: resolved, Python would no longer find the venv's pyvenv.cfg)."""
+    path = os.path.abspath(sys.executable)
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def bound_roots() -> list[str]:
+    """The folders at their own paths in the sandbox that can hold Python: /usr and Python's
+    roots (the environment's, the base interpreter's), resolved."""
+    return ["/usr", *(r for r in _python_roots() if not r.startswith("/usr/"))]
+
+
+def python_outside_binds() -> str:
+    """Why `interpreter()` cannot be run in the sandbox (it lies outside every folder that
+    `bound_roots` names), or ''."""
+    python = interpreter()
+    if any(python.startswith(root.rstrip("/") + "/") for root in bound_roots()):
+        return ""
+    return (
+        f"this Python, {sys.executable} (resolved: {python}), lies outside the folders the "
+        f"sandbox shows ({', '.join(bound_roots())}), so {NOT_RUN}: run the grader with the "
+        "environment's own bin/python"
+    )
 
 
 def _python_roots() -> list[str]:
@@ -244,7 +285,7 @@ def zygote_command(folder: Path, control_fd: int) -> list[str]:
 
 
 def _python() -> list[str]:
-    return [os.path.normpath(os.path.abspath(sys.executable)), "-s", "-B"]
+    return [interpreter(), "-s", "-B"]
 
 
 def _bwrap(own: Path, own_at: str, user_namespace: bool) -> list[str]:
@@ -407,7 +448,7 @@ def fallback_command(kernel: list[str]) -> list[str]:
 
 def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:
     env = {
-        "PATH": os.path.dirname(sys.executable) + ":/usr/local/bin:/usr/bin:/bin",
+        "PATH": os.path.dirname(interpreter()) + ":/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         "MPLBACKEND": "Agg",
         "OMP_NUM_THREADS": "1",
@@ -525,6 +566,7 @@ class KernelZygote:
     `folder` (shown read-only in the zygote's sandbox only) before the fork."""
 
     _running: dict[tuple, KernelZygote] = {}
+    _made: set[KernelZygote] = set()  # not yet closed, one still starting too
 
     @classmethod
     def get(cls, limits: Limits) -> KernelZygote:
@@ -538,6 +580,7 @@ class KernelZygote:
 
     def __init__(self, limits: Limits):
         self.home = Path(tempfile.mkdtemp(prefix="attnbook-zygote-"))
+        KernelZygote._made.add(self)
         self.folder = self.home / "own"
         self.folder.mkdir()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -615,13 +658,18 @@ class KernelZygote:
         return (self.home / "zygote.log").read_bytes()[-600:].decode(errors="replace")
 
     def close(self) -> None:
-        if self.proc.poll() is None:
+        """End the zygote and its kernels and remove its folder; also one stopped (by a
+        signal, `grader.lifetime`) before its start was done."""
+        KernelZygote._made.discard(self)
+        proc = getattr(self, "proc", None)
+        if proc is not None and proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, 9)  # bubblewrap's namespace: every kernel in it too
+                os.killpg(proc.pid, 9)  # bubblewrap's namespace: every kernel in it too
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=10)
-        self.sock.close()
-        self.log.close()
+                proc.wait(timeout=10)
+        for name in ("sock", "log"):
+            with contextlib.suppress(AttributeError, OSError):
+                getattr(self, name).close()
         shutil.rmtree(self.home, ignore_errors=True)
         for key, zygote in list(KernelZygote._running.items()):
             if zygote is self:
@@ -629,7 +677,7 @@ class KernelZygote:
 
 
 def close_zygotes() -> None:
-    for zygote in list(KernelZygote._running.values()):
+    for zygote in list(KernelZygote._made):
         zygote.close()
 
 
