@@ -54,6 +54,20 @@ def _released(tmp_path: Path) -> Path:
     return released
 
 
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+
+
+def _committed(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """A clone whose released tree (`_released`) is committed: (its root, its notebooks/,
+    the git command that commits there)."""
+    root = tmp_path / "clone"
+    released = _released(root)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "v1"], cwd=root, check=True)
+    return root, released, GIT
+
+
 # -- work/: prepare and reset ------------------------------------------------------------------
 def test_prepare_copies_what_is_missing_and_never_overwrites(tmp_path):
     released, work = _released(tmp_path), tmp_path / "work"
@@ -85,12 +99,7 @@ def test_answers_written_in_notebooks_before_work_existed_are_not_taken_for_a_re
     not say that the workbook changed notebook 02 (it did not: the record holds what was
     released, the committed version, not the learner's edit); a real newer release still is
     named."""
-    root = tmp_path / "clone"
-    released = _released(root)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*git, "commit", "-qm", "v1"], cwd=root, check=True)
+    root, released, git = _committed(tmp_path)
     edited = released / "02_b" / "02_b.ipynb"
     edited.write_text("my answers, written in notebooks/\n")
     work = root / "work"
@@ -108,12 +117,7 @@ def test_edits_made_in_notebooks_after_work_existed_are_kept_in_backups(tmp_path
     """Review round 7: a learner who edits notebooks/ once work/ holds its copy was told
     nothing, and the README's way to update (`git checkout notebooks/`) threw the edits away.
     `prepare` keeps them in work/backups/, once, and leaves the learner's work/ copy alone."""
-    root = tmp_path / "clone"
-    released = _released(root)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*git, "commit", "-qm", "v1"], cwd=root, check=True)
+    root, released, git = _committed(tmp_path)
     work = root / "work"
     workspace.prepare(work, released)
     assert workspace.keep_edits_in_released(work, released) == []  # nothing edited
