@@ -258,8 +258,9 @@ COMPUTED_FORMS = {
     "    return __import__(name, fromlist=['x']).sinusoid_table(L, d).numpy()",
     "getattr of the package": "import attnbook.lm.model\n\ndef sinusoidal_positions(L, d):\n"
     "    return getattr(attnbook.lm.model, 'sinusoid' + '_table')(L, d).numpy()",
-    "getattr of torch": "import torch.nn.functional as F\n\ndef sinusoidal_positions(L, d):\n"
-    "    return getattr(F, 'scaled_dot_' + 'product_attention')",
+    "a name in pieces": "import attnbook.lm.model as m\n\ndef sinusoidal_positions(L, d):\n"
+    "    name = f\"{'sinusoid'}_\" + ''.join(['ta', 'ble'])[::1]\n"
+    "    return getattr(m, name)(L, d).numpy()",
 }
 
 
@@ -268,7 +269,17 @@ def test_a_name_built_at_run_time_is_a_finding(form):
     """A hostile review's borrowed answer: the package's function reached through a module
     or attribute name built from pieces, which no reading of the cells resolves."""
     found = borrowed("02_positions", "sinusoidal_positions", COMPUTED_FORMS[form])
-    assert any("built at run time" in b.message() for b in found), found
+    assert any("built" in b.message() for b in found), found
+
+
+def test_a_builtin_named_in_pieces_is_found():
+    found = borrowed(
+        "05_multihead",
+        "scaled_dot_product_attention",
+        "import torch.nn.functional as F\n\ndef scaled_dot_product_attention(q, k, v, "
+        "allowed=None):\n    return getattr(F, 'scaled_dot_' + 'product_attention')(q, k, v)",
+    )
+    assert found and "built from pieces" in found[0].message(), found
 
 
 def test_names_chosen_at_run_time_from_the_students_own_objects_are_not_findings():
@@ -279,6 +290,15 @@ def test_names_chosen_at_run_time_from_the_students_own_objects_are_not_findings
         "        for l in range(L):\n"
         "            out[l, i] = getattr(math, kind)(l / 10000 ** (2 * (i // 2) / d))\n"
         "    getattr(out, 'shape' if d else 'size')\n    return getattr(np, 'asarray')(out)"
+    )
+    assert borrowed("02_positions", "sinusoidal_positions", honest) == []
+    honest = (  # a review's example: a PyTorch function chosen by a name from a list
+        "import torch\n\ndef sinusoidal_positions(L, d):\n"
+        "    pos, i = torch.arange(L)[:, None], torch.arange(0, d, 2)\n"
+        "    out = torch.zeros(L, d, dtype=torch.float64)\n"
+        "    for k, name in enumerate(('sin', 'cos')):\n"
+        "        out[:, k::2] = getattr(torch, name)(pos / 10000 ** (i / d))\n"
+        "    return getattr(torch, 'float' + '64') and out.numpy()"
     )
     assert borrowed("02_positions", "sinusoidal_positions", honest) == []
 

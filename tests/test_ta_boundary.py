@@ -457,6 +457,84 @@ def test_the_gradients_a_kernel_sends_are_held_against_the_forward(seed, out):
     assert not _held(module, x, grads, seed + 1)  # another v: another derivative
 
 
+class _KernelChannel:
+    """The grader's channel to a kernel in this process (`grader.kernel.serve`), whose reply
+    to the reach request `forge` may replace, as a kernel the student patched would."""
+
+    def __init__(self, forge=None):
+        from grader.kernel import Kernel
+
+        self.kernel, self.forge = Kernel(), forge
+
+    def request(self, message: dict, deadline=None) -> dict:
+        from grader.kernel import serve
+
+        reply = serve(self.kernel, message)
+        if self.forge and message.get("action") == "unreached":
+            return self.forge(message, reply)
+        return reply
+
+
+def _remote(channel: _KernelChannel, module: torch.nn.Module):
+    """`module` in the kernel, seen from the grader, its weights set by the grader by name."""
+    from grader.remote import RemoteModule
+
+    handle = channel.kernel.handle_of(module)
+    remote = RemoteModule(channel, handle["__handle__"], handle["mro"])
+    remote.set_tensors({n: p.detach().clone() for n, p in module.named_parameters()})
+    return remote
+
+
+def _only_second(module: torch.nn.Module, x: torch.Tensor):
+    """A forger for `module` (detached): the true gradients of the parameters its graph
+    reaches (a graph kept whole gives them), the others left out."""
+    from grader.kernel import _reach
+
+    whole = _Reach()
+    whole.load_state_dict(module.state_dict())
+
+    def forge(message: dict, reply: dict) -> dict:
+        _, grads = _reach(whole, whole(x), int(message["seed"]))
+        kept = {n: g for n, g in (grads or {}).items() if n.startswith("second")}
+        return {"ok": True, "unreached": [], "grads": wire.encode(kept)}
+
+    return forge
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda message, reply: {"ok": True, "unreached": [], "grads": wire.encode({})},
+        lambda message, reply: {"ok": True, "unreached": [], "grads": {"__tensor__": "x"}},
+        lambda message, reply: {"ok": True, "unreached": [], "grads": None},
+        lambda message, reply: {"ok": True, "unreached": "none"},
+        lambda message, reply: {"ok": True, "unreached": [], "grads": wire.encode(
+            {n: torch.zeros(3, 3) if n.endswith("weight") else torch.zeros(3)
+             for n in ("first.weight", "first.bias", "second.weight", "second.bias")})},
+    ],
+    ids=["no gradients", "unreadable", "none", "not a list", "zeros"],
+)  # fmt: skip
+def test_a_kernel_that_forges_the_reach_reply_loses_the_case(forge):
+    """Hostile review, round 7: where the kernel names no parameter, the grader holds the
+    gradients it sent against the forward: every weight the grader set must have one, and
+    each must fit the values. A detached module whose kernel replies anything else fails."""
+    torch.manual_seed(0)
+    x = torch.randn(2, 3)
+    honest = _remote(_KernelChannel(), _Reach())
+    assert honest.unreached((x,), {}) == []
+    detached = _remote(_KernelChannel(), _Reach("detach"))
+    assert detached.unreached((x,), {}) == ["first.weight", "first.bias"]  # its own words
+    for module in (_Reach("detach"), _Reach()):
+        with pytest.raises(RuntimeError, match="do not fit"):
+            _remote(_KernelChannel(forge), module).unreached((x,), {})
+
+
+def test_a_kernel_that_sends_only_the_reached_gradients_loses_the_case():
+    x, module = torch.randn(2, 3), _Reach("detach")
+    with pytest.raises(RuntimeError, match="do not fit"):
+        _remote(_KernelChannel(_only_second(module, x)), module).unreached((x,), {})
+
+
 def test_the_kernel_names_at_most_twenty_unreached_parameters_each_cut_short():
     from grader.kernel import NAME_LIMIT, Kernel, _unreached
 

@@ -272,3 +272,32 @@ def test_without_an_lms_id_the_newer_file_by_its_time_is_kept(tmp_path, build):
         archive.writestr(zipfile.ZipInfo(f"ada/{NB}.ipynb", (1980, 1, 1, 0, 0, 0)), wrong)
     course.take_in(old_zip, [NB])
     assert path.read_bytes() == taken
+
+
+def test_a_download_without_a_students_notebook_keeps_the_one_taken_in_before(tmp_path):
+    """Review of the change, round 7: a late download with ada's notebook 02 (and dev's 01)
+    is taken in for 01 and 02, and ada, who has no 01 in it, had her on-time 01 replaced by
+    the blank notebook. The upload taken in before stays, byte for byte, and is named as
+    kept; a student with no upload before is still graded blank."""
+    other = "02_positions"
+    blank = {nb: (ROOT / "notebooks" / nb / f"{nb}.ipynb").read_bytes() for nb in (NB, other)}
+    answered = blank[NB].replace(b"raise NotImplementedError()", b"pass  # ada's answer", 1)
+    early = _zip(tmp_path / "download.zip", {f"ada_1000_5000_{NB}.ipynb": answered})
+    late = _zip(
+        tmp_path / "late.zip",
+        {
+            f"ada_LATE_1000_5100_{other}.ipynb": blank[other],
+            f"dev_LATE_1003_5101_{NB}.ipynb": blank[NB],
+        },
+    )
+    course = Course(root=ROOT, work=tmp_path / "work")
+    for nb in (NB, other):
+        course.ensure_assignment(nb)
+    course.take_in(early, [NB])
+    path = course.submission_path("1000", NB)
+    before = path.read_bytes()
+    assert b"ada's answer" in before
+    intake = course.take_in(late, [NB, other])
+    assert path.read_bytes() == before
+    assert ("1000", NB) in intake.kept
+    assert course.submission_path("1000", other).exists()  # her late 02 is taken in

@@ -260,3 +260,28 @@ def test_a_worker_ends_when_its_parent_does(tmp_path, death_signal):
     finally:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_run_started_with_nohup_outlives_its_terminal():
+    """Review of the change, round 7: the SIGTERM/SIGHUP cleanup took SIGHUP even where the
+    TA had set it to be ignored (nohup), so closing the terminal ended a long run. A signal
+    that is ignored stays ignored; SIGTERM still stops the run."""
+    code = "\n".join(
+        [
+            "import os, signal, time",
+            "from grader import lifetime",
+            "signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup leaves it",
+            "lifetime.stop_on_signals()",
+            "os.kill(os.getpid(), signal.SIGHUP)",
+            "time.sleep(0.2)",
+            "print('still running')",
+        ]
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'autograder'}"},
+    )
+    assert done.returncode == 0 and "still running" in done.stdout, done.stderr

@@ -444,6 +444,57 @@ def module_bindings(sources: list[str]) -> dict[str, tuple[str, object]]:
     return bound
 
 
+def _folded(node: ast.AST, depth: int = 0) -> str | None:
+    """The string an expression of string constants builds, where it builds one: `+`, an
+    f-string of constants, `sep.join([...])` and a constant slice, nested (a name hidden in
+    pieces still names its target); None for anything else."""
+    if depth > 20:
+        return None
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left, depth + 1), _folded(node.right, depth + 1)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = [
+            _folded(v.value, depth + 1)
+            if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
+            else _folded(v, depth + 1)
+            for v in node.values
+        ]
+        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.List | ast.Tuple)
+    ):
+        sep = _folded(node.func.value, depth + 1)
+        items = [_folded(e, depth + 1) for e in node.args[0].elts]
+        if sep is None or any(i is None for i in items):
+            return None
+        return sep.join(i or "" for i in items)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        text = _folded(node.value, depth + 1)
+        bounds = [_integer(b) for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+        if text is None or "x" in bounds:
+            return None
+        return text[slice(*bounds)] if bounds[2] != 0 else None
+    return None
+
+
+def _integer(node: ast.AST | None):
+    """A slice bound written as a whole number (-1 included), None when absent, else "x"."""
+    if node is None:
+        return None
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = getattr(node.operand if isinstance(node, ast.UnaryOp) else node, "value", "x")
+    if not isinstance(value, int) or isinstance(value, bool):
+        return "x"
+    return -value if negative else value
+
+
 def _const_str(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
@@ -637,15 +688,16 @@ class _Reader:
 
     def _computed_name(self, call: ast.Call, local: set[str], imports: dict[str, str]) -> bool:
         """`importlib.import_module(name)` or `__import__(name)`, and `getattr(module, name)`
-        of the package or PyTorch, with a `name` that is not written out: what it reaches is
-        known only at run time (getattr of a local object, `self` included, or of another
-        library is the student's own business)."""
+        of the package, with a `name` that is not written out: what it reaches is known only
+        at run time (getattr of a local object, `self` included, or of a library, such as
+        `getattr(torch, "sin" or "cos")`, is the student's own business: a name built from
+        pieces is read by `_folded`)."""
         args, func = call.args, call.func
         if isinstance(func, ast.Name) and func.id == "getattr":
             if len(args) < 2 or _const_str(args[1]) is not None:
                 return False
             base = self._chain(args[0], local, imports, [])[0]
-            return base is not None and base.split(".")[0] in ("attnbook", "torch")
+            return base is not None and base.split(".")[0] == "attnbook"
         if not args or _const_str(args[0]) is not None:
             return False
         base, attrs = self._chain(func, local, imports, [])
@@ -690,6 +742,14 @@ class _Reader:
         for inner in ast.walk(node):
             if isinstance(inner, ast.Call) and self._computed_name(inner, local, imports):
                 self._note(ast.unparse(inner)[:200], COMPUTED, via)
+            built = None if isinstance(inner, ast.Constant) else _folded(inner)
+            if built is not None:  # "layer_" + "norm", ".".join([...]), f"{'a'}b": read whole
+                target = self.rule.match_name(built) or (
+                    self.rule.match_path(built)
+                    if built.startswith(("attnbook.", "torch."))
+                    else None
+                )
+                self._note(f"the name {built!r}, built from pieces", target, via)
             if isinstance(inner, ast.Attribute | ast.Call) and id(inner) not in inner_of_chain:
                 if isinstance(inner, ast.Call) and not _getattr_chain(inner):
                     continue

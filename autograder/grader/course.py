@@ -130,6 +130,16 @@ class WorkFolderBusy(UsageError):
     """Another grader command holds the work folder (`Course.hold`)."""
 
 
+def _taken_before(notes_path: Path) -> dict | None:
+    """The upload an earlier run took in for a student's notebook (`Upload.origin`, kept
+    in its intake notes), None where it took in none (graded blank) or none is recorded."""
+    try:
+        taken = json.loads(notes_path.read_text()).get("upload")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return taken if isinstance(taken, dict) else None
+
+
 def assignments(root: Path = AUTOGRADER.parent) -> list[str]:
     """The course's assignments, in order: every solutions/NN_topic/NN_topic.ipynb. The one
     list the release, the grader, the catalogue and the tests all use."""
@@ -390,6 +400,12 @@ class Course:
             and self._kept_newer(intake, upload, notes_path, source)
         ):
             return
+        taken = _taken_before(notes_path) if upload is None else None
+        if taken is not None and self.submission_path(student, assignment).exists():
+            # this download holds none of the student's for this notebook (a late download
+            # with another notebook of theirs): the upload taken in before stays, graded
+            intake.kept[(student, assignment)] = taken
+            return
         try:
             if upload is not None and upload.refused:
                 nb, notes = (
@@ -431,12 +447,8 @@ class Course:
         """Whether an earlier run took in a newer upload of this student and notebook than
         `upload` (its record in `notes_path`): then that one is kept and `upload`'s file is
         ignored, naming both (`Intake.kept`)."""
-        try:
-            taken = json.loads(notes_path.read_text()).get("upload")
-        except (OSError, ValueError, AttributeError):
-            return False
-        why = older_than(upload.origin(source), taken) if isinstance(taken, dict) else ""
-        if not why:
+        taken = _taken_before(notes_path)
+        if taken is None or not (why := older_than(upload.origin(source), taken)):
             return False
         intake.kept[(upload.student, upload.assignment)] = taken
         for record in intake.files:

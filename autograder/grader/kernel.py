@@ -452,7 +452,8 @@ def _reach(module, result, seed: int) -> tuple[list[str], dict | None]:
     lost = frozen + [_name(n) for (n, _), g in zip(named, grads) if g is None]
     if lost:
         return lost[:20], None
-    return [], {n: g.detach() for (n, _), g in zip(named, grads)}
+    of = {id(p): g.detach() for (_, p), g in zip(named, grads)}  # under each of its names
+    return [], {n: of[id(p)] for n, p in module.named_parameters(remove_duplicate=False)}
 
 
 def _name(value) -> str:

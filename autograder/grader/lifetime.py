@@ -64,10 +64,12 @@ def stop(signum: int, frame=None) -> None:
 
 def stop_on_signals() -> dict[int, object]:
     """Make SIGTERM and SIGHUP run `stop` in this process (the main thread only); the
-    handlers they had, for `restore`."""
+    handlers they had, for `restore`. A signal set to be ignored stays ignored: a run
+    started with `nohup` goes on when the terminal closes."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    return {each: signal.signal(each, stop) for each in STOP_SIGNALS}
+    kept = [each for each in STOP_SIGNALS if signal.getsignal(each) is not signal.SIG_IGN]
+    return {each: signal.signal(each, stop) for each in kept}
 
 
 def restore(previous: dict[int, object]) -> None:

@@ -271,18 +271,20 @@ def _float_tensor(result) -> bool:
 
 GRADIENT_STEP = 2e-2  # a parameter's move in `gradients_hold`, relative to its mean size
 GRADIENT_TOLERANCE = 0.05  # of the larger of the two derivatives compared
-GRADIENT_PARAMETERS = 24  # parameters `gradients_hold` moves, at the most (drawn at random)
+GRADIENT_PARAMETERS = 64  # parameters `gradients_hold` moves, at the most (drawn at random)
 
 
 def gradients_hold(forward, get, put, grads: dict, seed: int) -> bool:
     """Whether `grads` (name -> the gradient of (v * out).sum(), v drawn from `seed` as the
-    kernel draws it in `grader.kernel._reach`) are those of the module's own forward: for
-    each parameter (24 drawn at random where there are more), along a random direction d
-    (2% of its mean size), <g, d> must match the derivative of (v * forward()).sum() along
-    d, measured from the forward's values alone: central differences at d and d / 2,
-    extrapolated (Richardson), within 5% of the larger, their own disagreement (what the
-    curvature leaves) and the float32 rounding of the sums. `get(*names)`,
-    `put({name: value})`: the parameters, each put back as it was afterwards."""
+    kernel draws it in `grader.kernel._reach`) are those of the module's own forward. For
+    each parameter (64 at the most: those claimed to get no gradient first, then drawn at
+    random), along a random direction d (2% of its mean size, or of a tenth of all the
+    parameters' mean size where that is larger, so that a zero bias moves too), <g, d> must
+    match the derivative of (v * forward()).sum() along d, measured from the forward's
+    values alone: central differences at d and d / 2, extrapolated (Richardson), within 5%
+    of the larger, their own disagreement (what the curvature leaves) and the float32
+    rounding of the sums. `get(*names)`, `put({name: value})`: the parameters, each put
+    back as it was afterwards."""
     import torch
 
     names = sorted(grads)
@@ -295,10 +297,13 @@ def gradients_hold(forward, get, put, grads: dict, seed: int) -> bool:
     ):
         return False
     draw = torch.Generator().manual_seed(seed + 1)
-    order = torch.randperm(len(names), generator=draw).tolist()[:GRADIENT_PARAMETERS]
-    for name in (names[i] for i in order):
+    sizes = {n: float(w.double().abs().mean()) if w.numel() else 0.0 for n, w in weights.items()}
+    floor = max(0.1 * sum(sizes.values()) / max(len(sizes), 1), 1e-3)  # a zero bias moves too
+    shuffled = [names[i] for i in torch.randperm(len(names), generator=draw).tolist()]
+    zeros = [n for n in shuffled if not bool(grads[n].any())]  # claimed untouched: always held
+    for name in (zeros + [n for n in shuffled if n not in zeros])[:GRADIENT_PARAMETERS]:
         weight = weights[name].double()
-        size = GRADIENT_STEP * (float(weight.abs().mean()) + 1e-3)
+        size = GRADIENT_STEP * max(sizes[name], floor)
         step = size * torch.randn(weight.shape, generator=draw, dtype=torch.float64)
         claimed = float((grads[name].double() * step).sum())
         sums, rounding = [], 0.0
@@ -398,11 +403,15 @@ class RemoteModule(_Remote):
             grads = None if reply.get("grads") is None else wire.decode(reply["grads"])
         except wire.WireError:
             grads = {}
-        if grads is None and not _float_tensor(self(*args, **kwargs)):
-            return []  # an output with no gradient to hold: ids, or no tensor
+        # every weight the grader set by name is a trainable parameter of the module's: none
+        # may be missing from the gradients (a module case's output is a float tensor)
+        loaded = self.__dict__.get("loaded", set())
         forward = functools.partial(self, *args, **kwargs)
-        if not (isinstance(names, list) and isinstance(grads, dict)) or not gradients_hold(
-            forward, self.tensors, self.set_tensors, grads, seed
+        if (
+            names != []
+            or not isinstance(grads, dict)
+            or not loaded <= set(grads)
+            or not gradients_hold(forward, self.tensors, self.set_tensors, grads, seed)
         ):
             raise RuntimeError(
                 "the gradients of the output do not fit its values (the grader moved the "
@@ -417,6 +426,7 @@ class RemoteModule(_Remote):
 
     def set_tensors(self, values: dict) -> None:
         self._module("set", values=wire.encode(dict(values)))
+        self.__dict__.setdefault("loaded", set()).update(values)  # what `unreached` holds
 
     def state_dict(self) -> dict:
         state = wire.decode(self._module("state").get("state"))
