@@ -467,7 +467,7 @@ def _agreeing(seen, form, case: Case) -> float:
 # -- running a case ----------------------------------------------------------------------------
 def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     """Call, shape, finite, close (naming the slip the output matches), then a module's graph:
-    each trainable parameter reached, none cut off by torch.no_grad() or .detach() (after the
+    every parameter trains, none frozen or cut off by torch.no_grad() or .detach() (after the
     values, so that a wrong output gets its own hint); the output."""
     seen, module = _checked(run, case, slips), run.module
     if module is not None and case.raises is None and case.drive is None:  # each param reached

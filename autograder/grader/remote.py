@@ -301,6 +301,7 @@ def gradients_hold(forward, get, put, grads: dict, seed: int) -> bool:
     floor = max(0.1 * sum(sizes.values()) / max(len(sizes), 1), 1e-3)  # a zero bias moves too
     shuffled = [names[i] for i in torch.randperm(len(names), generator=draw).tolist()]
     zeros = [n for n in shuffled if not bool(grads[n].any())]  # claimed untouched: always held
+    v: dict = {}  # the output's shape -> v
     for name in (zeros + [n for n in shuffled if n not in zeros])[:GRADIENT_PARAMETERS]:
         weight = weights[name].double()
         size = GRADIENT_STEP * max(sizes[name], floor)
@@ -315,10 +316,12 @@ def gradients_hold(forward, get, put, grads: dict, seed: int) -> bool:
                     return False
                 out = out[0] if isinstance(out, tuple | list) else out
                 real = (torch.view_as_real(out) if out.is_complex() else out).detach()
-                v = torch.randn(
-                    real.shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64
-                )
-                terms = real.double() * v
+                if real.shape not in v:  # drawn once, as the kernel drew it
+                    v[real.shape] = torch.randn(
+                        real.shape, generator=torch.Generator().manual_seed(seed),
+                        dtype=torch.float64,
+                    )  # fmt: skip
+                terms = real.double() * v[real.shape]
                 sums.append(float(terms.sum()))
                 eps = max(torch.finfo(real.dtype).eps, torch.finfo(torch.float32).eps)
                 rounding = max(rounding, float(terms.abs().sum()) * 64 * eps)
