@@ -72,7 +72,7 @@ def _processes() -> dict[int, tuple[int, str, str, bytes]]:
 class Run:
     """`python -m grader grade` on the sleeping class in a session of its own."""
 
-    def __init__(self, tmp_path: Path, workers: int = 2):
+    def __init__(self, tmp_path: Path, workers: int = 2, command: tuple[str, ...] = ()):
         self.workers = workers
         self.tmp = tmp_path / "tmp"
         self.tmp.mkdir()
@@ -85,16 +85,10 @@ class Run:
             MARK: self.mark.decode().split("=", 1)[1],
         }
         env.pop("ATTNBOOK_AUTOGRADER", None)
-        command = [
-            sys.executable,
-            "-m",
-            "grader",
-            "grade",
-            str(_sleeping_class(tmp_path / "c.zip")),
-        ]
-        command += ["--workers", str(workers), "--work", str(self.work), "--sandbox", "auto"]
+        command = command or ("grade", str(_sleeping_class(tmp_path / "c.zip")))
+        command += ("--workers", str(workers), "--work", str(self.work), "--sandbox", "auto")
         self.proc = subprocess.Popen(
-            command,
+            [sys.executable, "-m", "grader", *command],
             cwd=ROOT / "autograder",
             env=env,
             stdout=subprocess.PIPE,
@@ -195,6 +189,21 @@ def test_ctrl_c_stops_the_run_with_one_line_and_leaves_the_rest_to_the_next_run(
         course = Course(root=ROOT, work=run.work)
         assert len(course.collected(NB)) == STUDENTS  # each regraded by the next run:
         assert not [s for s in course.collected(NB) if course.up_to_date(s, NB)]
+    finally:
+        run.close()
+
+
+def test_ctrl_c_stops_the_catalogue_report_with_one_line_too(tmp_path):
+    """Not only `grade`: the grader's other long commands end the same way on Ctrl-C."""
+    run = Run(tmp_path, 1, ("catalogue", "-a", NB))
+    try:
+        run.wait_grading()
+        os.killpg(run.proc.pid, signal.SIGINT)
+        out, err = run.proc.communicate(timeout=60)
+        assert run.proc.returncode == 130, err.decode()
+        assert "Traceback" not in out.decode() + err.decode(), err.decode()
+        assert err.decode().strip().splitlines()[-1].startswith("interrupted: "), err.decode()
+        assert _gone(run) == []
     finally:
         run.close()
 

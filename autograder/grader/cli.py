@@ -313,9 +313,20 @@ def main(argv: list[str] | None = None) -> int:
     handlers = lifetime.stop_on_signals()  # SIGTERM, SIGHUP: workers and sandboxes end too
     try:
         return _main(argv)
+    except KeyboardInterrupt as stop:  # Ctrl-C in any command: one line, no traceback
+        print(f"\ninterrupted: {_stopped(stop)}", file=sys.stderr)
+        return INTERRUPTED
     finally:
         lifetime.restore(handlers)
         os.umask(previous)
+
+
+def _stopped(stop: KeyboardInterrupt) -> str:
+    """What a run that Ctrl-C stopped tells: how far grading got, and what to do next."""
+    done = (
+        f"{stop.graded} of {stop.total} notebooks graded; " if isinstance(stop, Interrupted) else ""
+    )
+    return f"{done}run the same command again to finish"
 
 
 def _add_grade(sub) -> None:
@@ -670,14 +681,6 @@ def _grade(args, course: Course) -> list[dict] | int:
     except (UsageError, FileNotFoundError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as stop:  # Ctrl-C: one line, the workers stopped, no traceback
-        done = (
-            f"{stop.graded} of {stop.total} notebooks graded; "
-            if isinstance(stop, Interrupted)
-            else ""
-        )
-        print(f"\ninterrupted: {done}run the same command again to finish", file=sys.stderr)
-        return INTERRUPTED
     finally:
         cgroups.sweep()  # the groups of a worker that ended without closing its kernel
     if course.last_intake is not None and args.quiet:  # else printed before grading

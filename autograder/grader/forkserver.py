@@ -84,6 +84,10 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
 def serve(fd: int) -> None:
     import logging
 
+    # Ctrl-C reaches the terminal's whole process group, this server too, even while it
+    # imports: the grading process that started it handles it (`grader.lifetime`), and this
+    # server and its tests end when that one closes the socket
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in PRELOAD:
         with contextlib.suppress(ImportError):
             __import__(name)
@@ -93,13 +97,13 @@ def serve(fd: int) -> None:
         warm()  # the package modules its rules name, imported once
     logging.getLogger().handlers[:] = []
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    # Ctrl-C reaches the terminal's whole process group: the grading process that started
-    # this server handles it (`grader.lifetime`); it and its tests end when that one closes
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=fd)
     from grader.testprocess import test_process
 
-    sock.sendall(b"ready\0\0\0")  # the imports are done: tests start at fork speed
+    try:
+        sock.sendall(b"ready\0\0\0")  # the imports are done: tests start at fork speed
+    except OSError:  # the grading process ended while this one started
+        os._exit(0)
 
     while True:
         received = _recv_job(sock)
