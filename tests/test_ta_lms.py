@@ -91,6 +91,28 @@ def test_canvas_fills_only_its_column_and_keeps_the_identity_columns(course, tmp
     assert not done.ok  # 104 was graded but is not in the gradebook
 
 
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_a_second_export_keeps_the_first_and_says_where(course, tmp_path, kind):
+    def export():
+        if kind == "canvas":
+            return lms.fill_canvas(course, NB, _canvas(tmp_path), None, missing_zero=False)
+        return lms.fill_moodle(course, NB, _worksheet(tmp_path), missing_zero=False)
+
+    first = export()
+    assert not [n for n in first.notes if "earlier" in n]
+    edited = first.written[0]
+    edited.write_text(edited.read_text() + "edited by hand\n")  # as a TA may, before upload
+    second = export()
+    assert [p.name for p in second.written] == [p.name for p in first.written]
+    kept = {w.name: [p for p in w.parent.glob(f"{w.stem}-*{w.suffix}")] for w in first.written}
+    assert all(len(k) == 1 for k in kept.values()), kept  # the csv and the zip, each kept once
+    assert kept[edited.name][0].read_text().endswith("edited by hand\n")
+    assert second.notes[-len(kept) :] == [
+        f"the earlier {name} is kept as {k[0]}" for name, k in kept.items()
+    ]
+    assert not edited.read_text().endswith("edited by hand\n")  # the new export is fresh
+
+
 def test_canvas_gives_zero_to_the_ungraded_only_when_asked(course, tmp_path):
     lms.fill_canvas(course, NB, _canvas(tmp_path), None, missing_zero=True)
     rows = _read(course.work / "lms" / NB / "canvas_import.csv")

@@ -52,6 +52,7 @@ import io
 import json
 import re
 import sys
+import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +108,20 @@ class Filled:
     @property
     def ok(self) -> bool:
         return not (self.missing or self.twice or self.clashes or self.failed or self.warnings)
+
+    def new_file(self, path: Path) -> Path:
+        """`path`, listed as written: an earlier export there (one the TA may have edited or
+        not yet uploaded) is kept under its own time, e.g. canvas_import-20261207-1203.csv,
+        and named in a note; it is never overwritten."""
+        if path.exists():
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
+            kept, n = path.with_name(f"{path.stem}-{stamp}{path.suffix}"), 1
+            while kept.exists():
+                kept, n = path.with_name(f"{path.stem}-{stamp}-{n}{path.suffix}"), n + 1
+            path.rename(kept)
+            self.notes.append(f"the earlier {path.name} is kept as {kept}")
+        self.written.append(path)
+        return path
 
 
 def not_a_grade(row: dict) -> str:
@@ -420,16 +435,14 @@ def fill_canvas(
     done.missing = sorted(s for s in graded if s not in seen)
     done.clashes = remember_people(course, assignment, people)
     folder = course.work / "lms" / assignment
-    done.written.append(folder / "canvas_import.csv")
-    _write_csv(done.written[-1], [header[i] for i in keep], out_rows)
+    _write_csv(done.new_file(folder / "canvas_import.csv"), [header[i] for i in keep], out_rows)
     names = {
         s: Path(p).with_suffix(".html").name
         for s, p in _download_names(course, assignment).items()
         if s in exported
     }
     if names:
-        done.written.append(folder / "canvas_feedback.zip")
-        _pages_zip(course, assignment, done.written[-1], names)
+        _pages_zip(course, assignment, done.new_file(folder / "canvas_feedback.zip"), names)
     return done
 
 
@@ -518,12 +531,10 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
     done.missing = sorted(s for s in graded if s not in seen)
     done.clashes = remember_people(course, assignment, people)
     folder = course.work / "lms" / assignment
-    done.written.append(folder / "moodle_worksheet.csv")
-    _write_csv(done.written[-1], header, rows)
+    _write_csv(done.new_file(folder / "moodle_worksheet.csv"), header, rows)
     names = {s: f"{folders[s]}/{assignment}.html" for s in exported}
     if names:
-        done.written.append(folder / "moodle_feedback.zip")
-        _pages_zip(course, assignment, done.written[-1], names)
+        _pages_zip(course, assignment, done.new_file(folder / "moodle_feedback.zip"), names)
     return done
 
 
