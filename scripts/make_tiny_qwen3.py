@@ -21,6 +21,8 @@ from pathlib import Path
 
 import torch
 
+from attnbook.lm.qwen3 import randomise
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "assets" / "qwen3_tiny"
 SEED = 10
@@ -42,21 +44,6 @@ HF_CONFIG = dict(
 IDS_SHAPE = (2, 12)
 
 
-def randomise(model: torch.nn.Module, seed: int = SEED) -> None:
-    """Unit-gain matrices, a small embedding (it is also the head) and RMSNorm weights
-    around 1, from one seeded generator."""
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            noise = torch.randn(p.shape, generator=g)
-            if p.dim() == 1:
-                p.copy_(1.0 + 0.3 * noise)
-            elif "embed" in name:
-                p.copy_(0.3 * noise)
-            else:
-                p.copy_(noise / p.shape[1] ** 0.5)
-
-
 def make(out: Path = OUT) -> Path:
     from transformers import Qwen3Config, Qwen3ForCausalLM
     from transformers.utils import logging
@@ -64,7 +51,7 @@ def make(out: Path = OUT) -> Path:
     logging.disable_progress_bar()
     torch.manual_seed(SEED)
     model = Qwen3ForCausalLM(Qwen3Config(**HF_CONFIG)).eval()
-    randomise(model)
+    randomise(model, SEED)
     model.save_pretrained(out)
     g = torch.Generator().manual_seed(SEED + 1)
     ids = torch.randint(0, HF_CONFIG["vocab_size"], IDS_SHAPE, generator=g)  # (B, L)

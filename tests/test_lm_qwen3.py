@@ -26,6 +26,7 @@ from attnbook.lm.qwen3 import (
     load_hf_checkpoint,
     load_hf_model,
     pairs_from_half_split,
+    randomise,
     save_hf_checkpoint,
     state_dict_from_hf,
     tiny_checkpoint,
@@ -55,7 +56,7 @@ def _random_hf(folder: Path, seed: int = 0, **overrides) -> Path:
     config = dict(_script().HF_CONFIG) | overrides
     torch.manual_seed(seed)
     model = Qwen3ForCausalLM(Qwen3Config(**config))
-    _script().randomise(model, seed)
+    randomise(model, seed)
     model.save_pretrained(folder, max_shard_size=overrides.pop("shard", "5GB"))
     return folder
 
@@ -187,7 +188,7 @@ def test_round_trip_through_our_writer(tmp_path):
         eps=1e-5,
     )
     model = Qwen3LM(config).eval()
-    _script().randomise(model, 11)
+    randomise(model, 11)
     save_hf_checkpoint(model, config, tmp_path / "ours")
     back_config, state = load_hf_checkpoint(tmp_path / "ours")
     assert back_config == config

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, replace
 from functools import partial
-from typing import TypeVar, cast
+from typing import cast
 
 import numpy as np
 import torch
@@ -51,6 +51,7 @@ from attnbook.lm.qwen3 import (
     Qwen3LM,
     Qwen3LMConfig,
     load_hf_checkpoint,
+    randomise,
     tiny_checkpoint,
 )
 from attnbook.tolerance import Tolerance, magnitude_of, tolerance
@@ -578,23 +579,7 @@ def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> No
 # ---------------------------------------------------------------------------------------
 # Shared by the module checks: random weights, configs
 # ---------------------------------------------------------------------------------------
-_M = TypeVar("_M", bound=nn.Module)
-
-
-def _randomise(module: _M, seed: int) -> _M:
-    """Random weights everywhere, norm weights included (a norm in the wrong place, or a
-    missing one, then changes the output); unit-gain matrices, a moderate embedding."""
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in module.named_parameters():
-            noise = torch.randn(p.shape, generator=g)
-            if p.dim() == 1:
-                p.copy_(1.0 + 0.3 * noise)
-            elif name.startswith("embed"):
-                p.copy_(0.5 * noise)
-            else:
-                p.copy_(noise / math.sqrt(p.shape[-1]))
-    return module
+_randomise = partial(randomise, embed_scale=0.5)  # norm weights too: a missing one shows
 
 
 # ---------------------------------------------------------------------------------------

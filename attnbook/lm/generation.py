@@ -227,7 +227,6 @@ class KVCache:
         return torch.full((self.real.shape[0],), self.length, device=self.real.device)
 
 
-@torch.no_grad()
 def decode_step(
     model: TransformerLM,
     ids: torch.Tensor,
@@ -248,17 +247,6 @@ def decode_step(
     each block's `forward` called directly on the cache's packed weights (`KVSlots.weights`,
     `TransformerBlock.step`) rather than through its submodules.
     """
-    return _decode_step(model, ids, cache, positions, real)
-
-
-def _decode_step(
-    model: TransformerLM,
-    ids: torch.Tensor,
-    cache: KVCache,
-    positions: torch.Tensor | None = None,
-    real: torch.Tensor | None = None,
-) -> torch.Tensor:
-    """`decode_step` without its no_grad context, for callers already in one."""
     config = model.config
     if not config.causal:
         raise ValueError("model: a cache needs a causal model (config.causal is False)")
@@ -309,6 +297,10 @@ def _decode_step(
         h = block(h, rope, allowed, live_rows, slots, causal)
     cache.length = end
     return model.logits(h)  # (B, T, V)
+
+
+_decode_step = decode_step  # without the no_grad context, for callers already in one
+decode_step = torch.no_grad()(decode_step)
 
 
 def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> torch.Tensor:

@@ -25,7 +25,7 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 import torch.nn.functional as F
@@ -549,6 +549,28 @@ def save_hf_checkpoint(model: nn.Module, config: Qwen3LMConfig, path: str | Path
 def config_kwargs(config: Qwen3LMConfig) -> dict:
     """The config as keyword arguments, e.g. for notebook 10's Qwen3Decoder(**...)."""
     return asdict(config)
+
+
+_M = TypeVar("_M", bound=nn.Module)
+
+
+def randomise(module: _M, seed: int, embed_scale: float = 0.3) -> _M:
+    """Random weights from one seeded generator at scales where every part of a block matters
+    (a missing or misplaced norm, QK-norm or RoPE then moves the output): every 1-D weight
+    (the RMSNorms) ``1 + N(0, 0.3^2)``, an embedding ``N(0, embed_scale^2)``, any other matrix
+    unit gain ``N(0, 1 / fan_in)``. In place; returns the module. Used by
+    `scripts/make_tiny_qwen3.py` and notebook 10's checks."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            noise = torch.randn(p.shape, generator=g)
+            if p.dim() == 1:
+                p.copy_(1.0 + 0.3 * noise)
+            elif "embed" in name:
+                p.copy_(embed_scale * noise)
+            else:
+                p.copy_(noise / math.sqrt(p.shape[-1]))
+    return module
 
 
 # ---------------------------------------------------------------------------------------

@@ -631,7 +631,7 @@ class OutputBudget:
     def clean(self, raw) -> list:
         """The kernel's outputs rebuilt from plain strings within the caps: no HTML, no
         scripts, no oversized images reach the autograded notebook or the feedback."""
-        outputs, cell, displays, dropped = [], 0, 0, 0
+        outputs, displays, dropped = [], 0, 0
         for item in raw if isinstance(raw, list) else []:
             output = self._one(item) if isinstance(item, dict) else None
             if output is None:
@@ -641,24 +641,17 @@ class OutputBudget:
                 if displays > self.displays:
                     dropped += 1
                     continue
-            size = len(json.dumps(output))
-            if cell + size > self.cell_chars or self.used + size > self.notebook_chars:
-                dropped += 1
-                continue
-            cell += size
-            self.used += size
             outputs.append(output)
-        return _with_dropped_note(outputs, dropped, "output(s)")
+        return self._within_room(outputs, dropped, "output(s)")
 
     def clean_test(self, raw: list) -> list:
         """A test's outputs within the same caps: each text cut as a cell's is, streams kept
         while the cell's and the notebook's room lasts; the error and the partial-credit
         result, which decide the test's grade in nbgrader, are always kept (cut)."""
-        outputs, cell, dropped = [], 0, 0
+        outputs = []
         for item in raw if isinstance(raw, list) else []:
             item = dict(item) if isinstance(item, dict) else {}
-            kind = item.get("output_type")
-            if kind == "execute_result":
+            if item.get("output_type") == "execute_result":
                 data = item.get("data")
                 text = str(data.get("text/plain", "") if isinstance(data, dict) else "")[:100]
                 output = nbformat.v4.new_output(
@@ -666,17 +659,25 @@ class OutputBudget:
                 )
             else:
                 output = self._one(item)
-            if output is None:
-                continue
+            if output is not None:
+                outputs.append(output)
+        return self._within_room(outputs, 0, "output(s) of this test", ("error", "execute_result"))
+
+    def _within_room(self, outputs: list, dropped: int, what: str, always: tuple = ()) -> list:
+        """One cell's `outputs`, in order, kept while the cell's and the notebook's room lasts
+        (an output of a type in `always` is kept even past it), and the note of how many were
+        dropped (`dropped` of them before this)."""
+        kept, cell = [], 0
+        for output in outputs:
             size = len(json.dumps(output))
             over = cell + size > self.cell_chars or self.used + size > self.notebook_chars
-            if over and kind not in ("error", "execute_result"):
+            if over and output.output_type not in always:
                 dropped += 1
                 continue
             cell += size
             self.used += size
-            outputs.append(output)
-        return _with_dropped_note(outputs, dropped, "output(s) of this test")
+            kept.append(output)
+        return _with_dropped_note(kept, dropped, what)
 
     def _one(self, item: dict):
         kind, limit = item.get("output_type"), self.text_chars

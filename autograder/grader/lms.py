@@ -561,20 +561,17 @@ def lms_command(args, course: Course) -> int:
         f"{done.graded} graded; {failed}{len(done.blank)} in the LMS file without a grade here "
         f"({kept}{empty} {'given 0' if args.missing_zero else 'left blank'})"
     )
-    for line in done.kept:
-        print(f"kept the LMS file's grade (no graded notebook here): {line}")
-    for line in done.failed:
-        print(f"not exported: {line}", file=sys.stderr)
-    for warning in done.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    for note in done.notes:
-        print(f"note: {note}")
-    for student in done.missing:
-        print(f"graded here, not in the LMS file: {student}", file=sys.stderr)
-    for uid in done.twice:
-        print(f"in the LMS file more than once: {uid}", file=sys.stderr)
-    for clash in done.clashes:
-        print(f"clash: {clash}", file=sys.stderr)
+    for label, lines, stream in (
+        ("kept the LMS file's grade (no graded notebook here)", done.kept, sys.stdout),
+        ("not exported", done.failed, sys.stderr),
+        ("warning", done.warnings, sys.stderr),
+        ("note", done.notes, sys.stdout),
+        ("graded here, not in the LMS file", done.missing, sys.stderr),
+        ("in the LMS file more than once", done.twice, sys.stderr),
+        ("clash", done.clashes, sys.stderr),
+    ):
+        for line in lines:
+            print(f"{label}: {line}", file=stream)
     return 0 if done.ok else 1
 
 
