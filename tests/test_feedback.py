@@ -46,7 +46,7 @@ from grader.remote import RemoteFunction
 from grader.testprocess import FAILED_LIMIT, failed_checks
 
 from attnbook.checks import CheckFailure
-from attnbook.checks._core import FAILED, HINT_LEFTOVER
+from attnbook.checks._core import FAILED, HINT_BOOL_OPS, HINT_LEFTOVER
 from attnbook.notebook import failure_lines
 
 CHECKS = ROOT / "attnbook" / "checks"
@@ -472,6 +472,26 @@ def test_without_source_the_grader_says_both_possibilities():
     assert "not written yet" in str(err) and "delete the `raise NotImplementedError()` line" in str(
         err
     )
+
+
+def test_a_library_not_implemented_error_is_a_crash_of_the_written_code_not_a_stub():
+    """torch raises NotImplementedError, with a message, for `bool | float` masks: that is the
+    learner's bug, named with its call and a hint, not "not written yet"."""
+    ns = _cells(
+        SETUP_01,
+        """
+        import torch
+        def score_matrix(Q, K):
+            allowed = torch.ones(2, 2).tril() | torch.eye(2, dtype=torch.bool)  # float | bool
+            return Q @ K.T / np.sqrt(Q.shape[-1])
+    """,
+    )
+    err = _failure(ns["check_score_matrix"], ns["score_matrix"])
+    assert isinstance(err, CheckFailure), err
+    head, hint = str(err).splitlines()[:2]
+    assert "raised NotImplementedError" in head and "not implemented for" in head, head
+    assert hint == f"Hint: {HINT_BOOL_OPS}"
+    assert "not written" not in str(err)
 
 
 def test_a_stub_reached_through_a_written_function_is_named():

@@ -21,6 +21,7 @@ import pkgutil
 
 from attnbook.checks import concepts
 from attnbook.checks._core import (
+    HINT_BOOL_OPS,
     HINT_GIVEN_LINES,
     HINT_IN_PLACE,
     HINT_KEEP_GRAPH,
@@ -38,6 +39,7 @@ check_answer = public_check(concepts.check_answer)
 check_choice = public_check(concepts.check_choice)
 
 __all__ = [
+    "HINT_BOOL_OPS",
     "HINT_GIVEN_LINES",
     "HINT_IN_PLACE",
     "HINT_KEEP_GRAPH",

@@ -67,6 +67,7 @@ HINT_GIVEN_LINES = (
     "this error with the right message, so put them back as they were"
 )
 HINT_NO_RETURN = "end {where} with `return` and its result"  # where: the function's name
+HINT_BOOL_OPS = "&, | and ~ combine bool masks: make each with dtype=torch.bool (or .bool())"
 KNOWN = "This looks like a known mistake"
 SHOWN = 24  # arrays of at most this many numbers (and rows) are shown whole
 CHECKS_DIR = str(Path(__file__).resolve().parent)
@@ -289,13 +290,11 @@ class CheckRun:
         """`invoke` returning everything `observe` sees; an input changed in place fails."""
         try:
             seen = observe(fn, args, kwargs, backward=backward)
-        except NotImplementedError as err:
-            if str(err):  # a message of its own: it says what is missing
-                raise
-            raise self.unfinished(call_text, fn) from None
         except CheckFailure:
             raise
         except Exception as err:  # any bug in the student's code is reported, not hidden
+            if type(err) is NotImplementedError and not str(err):  # a stub's bare raise; torch's
+                raise self.unfinished(call_text, fn) from None  # has a message (bool | float)
             first, *more = str(err).strip().split("\n") or [""]
             message = "\n".join(
                 [
@@ -303,14 +302,13 @@ class CheckRun:
                     *(f"  {line}" for line in more[:3]),
                 ]
             )
-            hint = next(
-                (
-                    h
-                    for words, h in crash_hints
-                    if any(w in str(err) for w in ((words,) if isinstance(words, str) else words))
-                ),
-                self.crash_hint,
+            text = str(err)
+            words_of = ((w,) if isinstance(w, str) else w for w, _ in crash_hints)
+            matched = (
+                h for words, (_, h) in zip(words_of, crash_hints) if any(w in text for w in words)
             )
+            bitwise = "bitwise" in text and "not implemented for" in text  # torch: bool | float
+            hint = HINT_BOOL_OPS if bitwise else next(matched, self.crash_hint)
             raise CheckFailure(compose(f"{self.name}: {message}", hint or None)) from err
         if seen.result is None and not self.none_ok:
             where = (
@@ -377,9 +375,9 @@ class CheckRun:
         try:
             observe(self.func, args, kwargs)
         except NotImplementedError as err:
-            if str(err):
-                raise
-            raise self.unfinished(call_text, self.func) from None
+            if not str(err):
+                raise self.unfinished(call_text, self.func) from None
+            self.fail(f"{call_text} raised NotImplementedError: {_short(str(err))}.")
         except error as err:
             missing = [word for word in mentions if word not in str(err)]
             if missing:
