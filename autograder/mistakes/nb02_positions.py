@@ -227,8 +227,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         X = np.take(E, token_ids, axis=0).astype(np.float64)
         X += P[:X.shape[0]]
         return X"""),
-    alternative(EMBED, "list comprehension", """
-        return np.array([E[t] + P[l] for l, t in enumerate(token_ids)]).reshape(-1, E.shape[1])"""),
     alternative(EMBED, "torch embedding lookup", """
         import torch
         ids = torch.as_tensor(np.asarray(token_ids, dtype=np.int64))
