@@ -88,9 +88,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(ROTATION, "stacked as columns", """
         c, s = np.cos(a), np.sin(a)
         return np.stack([np.stack([c, s], axis=-1), np.stack([-s, c], axis=-1)], axis=-1)"""),
-    alternative(ROTATION, "one matrix per flattened angle, reshaped", """
-        flat = [np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) for t in a.ravel()]
-        return np.array(flat).reshape(*a.shape, 2, 2)"""),
     alternative(ROTATION, "sin written as a shifted cosine", """
         c, s = np.cos(a), np.cos(a - np.pi / 2)
         R = np.empty(np.shape(a) + (2, 2))
