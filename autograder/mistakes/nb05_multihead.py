@@ -473,22 +473,6 @@ MISTAKES, ALTERNATIVES = catalogue([
              "self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))"),
         delete("return self.W_O(merge_heads(y))"),
     ], detects=HINT_NO_RETURN.format(where="MultiHeadAttention.forward")),
-    alternative(MHA, "a loop over heads with slices of the weights", (None, """
-        q, k, v = self.W_Q(x), self.W_K(x), self.W_V(x)
-        outputs = []
-        for r in range(self.n_heads):
-            part = slice(r * self.d_k, (r + 1) * self.d_k)
-            outputs.append(scaled_dot_product_attention(q[..., part], k[..., part],
-                                                        v[..., part],
-                                                        None if allowed is None
-                                                        else allowed[:, 0]
-                                                        if allowed.dim() == 4 else allowed))
-        return self.W_O(torch.cat(outputs, dim=-1))""")),
-    alternative(MHA, "layers in a loop with setattr", ("""
-        for name in ("W_Q", "W_K", "W_V", "W_O"):
-            setattr(self, name, nn.Linear(d_model, d_model, bias=True))""", """
-        heads = [split_heads(layer(x), self.n_heads) for layer in (self.W_Q, self.W_K, self.W_V)]
-        return self.W_O(merge_heads(scaled_dot_product_attention(*heads, allowed)))""")),
     alternative(MHA, "one fused projection of the stacked weights", (None, """
         B, L, d = x.shape
         W = torch.cat([self.W_Q.weight, self.W_K.weight, self.W_V.weight])
