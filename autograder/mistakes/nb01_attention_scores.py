@@ -58,22 +58,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         return Q, K, V"""),
     alternative(QKV, "transpose of the column form, as a list",
                 "return [(W_Q @ X.T).T, (W_K @ X.T).T, (W_V @ X.T).T]"),
-    alternative(QKV, "matmul of the transposed weights, float copies", """
-        X = np.array(X, dtype=float)
-        return (np.matmul(X, np.transpose(W_Q)), np.matmul(X, np.transpose(W_K)),
-                np.matmul(X, np.transpose(W_V)))"""),
-    alternative(QKV, "row by row", """
-        Q = np.stack([W_Q @ x for x in X])
-        K = np.stack([W_K @ x for x in X])
-        V = np.stack([W_V @ x for x in X])
-        return Q, K, V"""),
     alternative(QKV, "torch float64 tensors returned as they are", """
         import torch
         x = torch.from_numpy(X)
         return x @ torch.from_numpy(W_Q).T, x @ torch.from_numpy(W_K).T, x @ torch.from_numpy(W_V).T
     """),
-    alternative(QKV, "np.inner against each weight matrix",
-                "return np.inner(X, W_Q), np.inner(X, W_K), np.inner(X, W_V)"),
     alternative(QKV, "one stacked weight matrix, outputs sliced as views", """
         d_k = W_Q.shape[0]
         stacked = X @ np.concatenate([W_Q, W_K, W_V]).T  # (L, 2 d_k + d_v)
@@ -87,8 +76,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             P.setflags(write=False)
             out.append(P)
         return QKV(*out)"""),
-    alternative(QKV, "tuple from a generator over the weights",
-                "return tuple(np.dot(X, W.T) for W in (W_Q, W_K, W_V))"),
     alternative(QKV, "nested Python loops into lists of lists", """
         def project(W):
             return [[sum(x[j] * w[j] for j in range(len(x))) for w in W] for x in X]
@@ -158,15 +145,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         return S"""),
     alternative(SCORES, "scale the queries first",
                 "return (Q / np.sqrt(Q.shape[1])) @ np.transpose(K)"),
-    alternative(SCORES, "einsum, scaled keys",
-                'return np.einsum("qd,kd->qk", Q, K / np.sqrt(K.shape[1]))'),
     alternative(SCORES, "through torch", """
         import torch
         q, k = torch.as_tensor(Q), torch.as_tensor(K)
         return (q @ k.T / q.shape[-1] ** 0.5).numpy()"""),
-    alternative(SCORES, "np.inner times 1 / math.sqrt", """
-        import math
-        return np.inner(Q, K) * (1.0 / math.sqrt(Q.shape[1]))"""),
     alternative(SCORES, "torch float64 tensor returned as it is", """
         import torch
         q, k = torch.from_numpy(Q), torch.from_numpy(K)
@@ -416,9 +398,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ATTENTION, "softmax applied twice", """
         A = softmax_rows(softmax_rows(score_matrix(Q, K)))
         return A @ V, A""", detects=nb01.HINT_ATTENTION),
-    alternative(ATTENTION, "einsum with the weights", """
-        A = softmax_rows(score_matrix(Q, K))
-        return np.einsum("qk,kv->qv", A, V), A"""),
     alternative(ATTENTION, "scale inside, own softmax", """
         S = (Q @ K.T) * (1.0 / np.sqrt(K.shape[-1]))
         e = np.exp(S - S.max(axis=1, keepdims=True))

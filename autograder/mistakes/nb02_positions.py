@@ -128,11 +128,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         angles = np.arange(L)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)
         phase = np.tile([0.0, np.pi / 2], d // 2)
         return np.sin(np.repeat(angles, 2, axis=1) + phase)"""),
-    alternative(TABLE, "np.fromfunction with a parity test", """
-        def table(l, j):
-            angle = l * 10000.0 ** (-(j - j % 2) / d)
-            return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
-        return np.fromfunction(table, (L, d), dtype=np.float64)"""),
     alternative(TABLE, "torch float64 tensor returned as it is", """
         import torch
         l = torch.arange(L, dtype=torch.float64)[:, None]
@@ -147,13 +142,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         pe[:, 0::2] = torch.sin(position * div_term)
         pe[:, 1::2] = torch.cos(position * div_term)
         return pe.double()"""),
-    alternative(TABLE, "columns collected pair by pair", """
-        l = np.arange(L)
-        columns = []
-        for i in range(d // 2):
-            w_i = 1.0 / np.power(10000.0, 2 * i / d)
-            columns += [np.sin(l * w_i), np.cos(l * w_i)]
-        return np.column_stack(columns)"""),
     alternative(TABLE, "repeated frequencies and np.where on the parity", """
         j = np.arange(d)
         angles = np.arange(L)[:, None] / 10000 ** (2 * (j // 2) / d)  # (L, d)
@@ -239,15 +227,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         X = np.take(E, token_ids, axis=0).astype(np.float64)
         X += P[:X.shape[0]]
         return X"""),
-    alternative(EMBED, "list comprehension", """
-        return np.array([E[t] + P[l] for l, t in enumerate(token_ids)]).reshape(-1, E.shape[1])"""),
     alternative(EMBED, "torch embedding lookup", """
         import torch
         ids = torch.as_tensor(np.asarray(token_ids, dtype=np.int64))
         X = torch.nn.functional.embedding(ids, torch.as_tensor(E))
         return (X + torch.as_tensor(P)[:len(ids)]).numpy()"""),
-    alternative(EMBED, "np.add of fancy-indexed rows",
-                "return np.add(E[token_ids, :], P[np.arange(len(token_ids))])"),
     alternative(EMBED, "einsum over a boolean one-hot", """
         one_hot = token_ids[:, None] == np.arange(E.shape[0])[None, :]  # (L, V) booleans
         return np.einsum("lv,vd->ld", one_hot, E) + P[:len(token_ids)]"""),
@@ -256,9 +240,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         table = torch.nn.Embedding.from_pretrained(torch.from_numpy(E))
         ids = torch.as_tensor(token_ids, dtype=torch.long)
         return table(ids) + torch.from_numpy(P[:len(ids)])"""),
-    alternative(EMBED, "vstack of rows plus P sliced by the shape", """
-        rows = np.vstack([E[int(t)] for t in token_ids])
-        return rows + P[:token_ids.shape[0]]"""),
     alternative(EMBED, "accumulated into zeros in place", [
         replace_line("X = P[:len(token_ids)]",
                      "L, d = len(token_ids), E.shape[1]\nX = np.zeros((L, d))"),
@@ -361,14 +342,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         c, s = np.cos(k * w), np.sin(k * w)
         return np.stack([[c, s], [-s, c]]).transpose(2, 0, 1)""", detects=nb02.HINT_SHIFT_SHAPE),
-    alternative(SHIFT, "rotation blocks written with np.block per pair via kron", """
-        w = 10000.0 ** (-np.arange(0, d, 2) / d)
-        M = np.zeros((d, d))
-        M[0::2, 0::2] = np.diag(np.cos(k * w))
-        M[0::2, 1::2] = np.diag(np.sin(k * w))
-        M[1::2, 0::2] = np.diag(-np.sin(k * w))
-        M[1::2, 1::2] = np.diag(np.cos(k * w))
-        return M"""),
     alternative(SHIFT, "matrix power of the one-step shift", [
         edit("M =", "step ="), edit("k * w[i]), np.sin(k * w", "w[i]), np.sin(w"),
         edit("M[i:i + 2, i:", "step[2 * i:2 * i + 2, 2 * i:2 * "),
@@ -424,13 +397,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         return torch.block_diag(*[torch.stack([torch.stack([c[i], s[i]]),
                                                torch.stack([-s[i], c[i]])])
                                   for i in range(d // 2)])"""),
-    alternative(SHIFT, "transpose of counterclockwise rotations", """
-        M = np.zeros((d, d))
-        for i in range(d // 2):
-            a = k * 10000.0 ** (-2 * i / d)
-            R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = R.T
-        return M"""),
     alternative(SHIFT, "fancy indexing with even and odd index arrays", """
         even = np.arange(0, d, 2)
         odd = even + 1

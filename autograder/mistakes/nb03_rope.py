@@ -70,18 +70,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         a = np.asarray(a, dtype=float)
         R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])  # (2, 2, ...)
         return np.moveaxis(R, (0, 1), (-2, -1))"""),
-    alternative(ROTATION, "fill an empty array", """
-        a = np.asarray(a, dtype=float)
-        R = np.empty(a.shape + (2, 2))
-        R[..., 0, 0] = np.cos(a)
-        R[..., 0, 1] = -np.sin(a)
-        R[..., 1, 0] = np.sin(a)
-        R[..., 1, 1] = np.cos(a)
-        return R"""),
-    alternative(ROTATION, "flat stack then reshape", """
-        a = np.asarray(a, dtype=np.float64)
-        c, s = np.cos(a), np.sin(a)
-        return np.stack([c, -s, s, c], axis=-1).reshape(*a.shape, 2, 2)"""),
     alternative(ROTATION, "np.vectorize with a signature", """
         def one(t):
             return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
@@ -100,18 +88,11 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(ROTATION, "stacked as columns", """
         c, s = np.cos(a), np.sin(a)
         return np.stack([np.stack([c, s], axis=-1), np.stack([-s, c], axis=-1)], axis=-1)"""),
-    alternative(ROTATION, "one matrix per flattened angle, reshaped", """
-        flat = [np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) for t in a.ravel()]
-        return np.array(flat).reshape(*a.shape, 2, 2)"""),
     alternative(ROTATION, "sin written as a shifted cosine", """
         c, s = np.cos(a), np.cos(a - np.pi / 2)
         R = np.empty(np.shape(a) + (2, 2))
         R[..., 0, 0], R[..., 0, 1], R[..., 1, 0], R[..., 1, 1] = c, -s, s, c
         return R"""),
-    alternative(ROTATION, "einsum of cos/sin with constant basis matrices", """
-        basis = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, -1.0], [1.0, 0.0]]])  # (2, 2, 2)
-        cs = np.stack([np.cos(a), np.sin(a)], axis=-1)  # (..., 2)
-        return np.einsum("...k,kij->...ij", cs, basis)"""),
     # -- rope_frequencies --------------------------------------------------------------------------
     mistake(FREQUENCIES, "exponent i/d_k instead of 2i/d_k",
             "return base ** (-np.arange(d_k // 2) / d_k)", detects=nb03.HINT_PAIR_EXPONENT),
@@ -167,15 +148,8 @@ MISTAKES, ALTERNATIVES = catalogue([
                 "return [base ** (-2 * i / d_k) for i in range(d_k // 2)]"),
     alternative(FREQUENCIES, "exp and log",
                 "return np.exp(-np.log(base) * np.arange(0, d_k, 2) / d_k)"),
-    alternative(FREQUENCIES, "one over a positive power",
-                "return 1.0 / base ** (np.arange(0, d_k, 2) / d_k)"),
     alternative(FREQUENCIES, "np.logspace",
                 "return np.logspace(0, -(d_k - 2) / d_k, d_k // 2, base=base)"),
-    alternative(FREQUENCIES, "np.power on 2i with a float base",
-                "return np.power(float(base), -2.0 * np.arange(d_k // 2) / d_k)"),
-    alternative(FREQUENCIES, "math.pow in a loop", """
-        import math
-        return np.array([math.pow(base, -2 * i / d_k) for i in range(d_k // 2)])"""),
     alternative(FREQUENCIES, "powers of the one-step ratio", """
         ratio = base ** (-2.0 / d_k)
         return ratio ** np.arange(d_k // 2)"""),
@@ -187,10 +161,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         import torch
         exponent = torch.arange(0, d_k, 2, dtype=torch.float64) / d_k
         return torch.tensor(float(base), dtype=torch.float64) ** -exponent"""),
-    alternative(FREQUENCIES, "exp2 of log2",
-                "return np.exp2(-np.log2(base) * np.arange(0, d_k, 2) / d_k)"),
-    alternative(FREQUENCIES, "even entries of a linspace exponent",
-                "return float(base) ** -np.linspace(0.0, 1.0, d_k, endpoint=False)[::2]"),
     alternative(FREQUENCIES, "reciprocals of i / (d_k / 2) powers",
                 "return 1 / np.array([base ** (i / (d_k / 2)) for i in range(d_k // 2)])"),
     alternative(FREQUENCIES, "np.geomspace from 1 to the slowest pair",
@@ -335,13 +305,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         z = X[..., 0::2] + 1j * X[..., 1::2]  # (..., L, d_k/2)
         z = z * np.exp(1j * positions[:, None] * theta)
         return np.stack([z.real, z.imag], axis=-1).reshape(X.shape)"""),
-    alternative(ROPE, "rotate_half style on interleaved pairs", """
-        theta = rope_frequencies(X.shape[-1], base)
-        angles = np.repeat(positions[:, None] * theta, 2, axis=-1)  # (L, d_k)
-        swapped = np.empty_like(X)
-        swapped[..., 0::2] = -X[..., 1::2]
-        swapped[..., 1::2] = X[..., 0::2]
-        return X * np.cos(angles) + swapped * np.sin(angles)"""),
     alternative(ROPE, "np.outer and a copy written in place", """
         angles = np.outer(positions, rope_frequencies(X.shape[-1], base))  # (L, d_k/2)
         first, second = X[..., 0::2].copy(), X[..., 1::2].copy()
@@ -394,10 +357,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             y[:, 0::2], y[:, 1::2] = a * c - b * s, a * s + b * c
             slices.append(y)
         return np.stack(slices).reshape(X.shape)"""),
-    alternative(ROPE, "row vectors times transposed rotations", """
-        R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))  # (L, p, 2, 2)
-        pairs = X.reshape(*X.shape[:-1], X.shape[-1] // 2, 1, 2)  # (..., L, p, 1, 2)
-        return (pairs @ np.swapaxes(R, -1, -2)).reshape(X.shape)"""),
     alternative(ROPE, "angles wrapped to [-pi, pi), pairs swapped with a sign", """
         theta = rope_frequencies(X.shape[-1], base)
         angles = positions[:, None] * theta

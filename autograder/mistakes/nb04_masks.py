@@ -60,20 +60,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(CAUSAL, "np.tril of booleans", "return np.tril(np.ones((L, L), dtype=bool))"),
     alternative(CAUSAL, "double loop into a list of lists",
                 "return np.array([[j <= i for j in range(L)] for i in range(L)])"),
-    alternative(CAUSAL, "not of the strict upper triangle",
-                "return ~np.triu(np.ones((L, L), dtype=bool), k=1)"),
-    alternative(CAUSAL, "np.tri with dtype bool", "return np.tri(L, dtype=bool)"),
-    alternative(CAUSAL, "np.greater_equal.outer",
-                "return np.greater_equal.outer(np.arange(L), np.arange(L))"),
     alternative(CAUSAL, "torch bool tensor returned as it is", """
         import torch
         return torch.tril(torch.ones(L, L, dtype=torch.bool))"""),
-    alternative(CAUSAL, "np.fromfunction on the index grid",
-                "return np.fromfunction(lambda i, j: j <= i, (L, L), dtype=int)"),
     alternative(CAUSAL, "float np.tri compared with 0.5", "return np.tri(L) > 0.5"),
-    alternative(CAUSAL, "np.indices", """
-        i, j = np.indices((L, L))
-        return i >= j"""),
     alternative(CAUSAL, "cumulative sum of the identity down the columns",
                 "return np.cumsum(np.eye(L, dtype=int), axis=0).astype(bool)"),
     alternative(CAUSAL, "transposed upper triangle (a non-contiguous view)",
@@ -235,16 +225,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         e = np.exp(S - S.max(axis=-1, keepdims=True)) * allowed
         A = e / np.maximum(e.sum(axis=-1, keepdims=True), np.finfo(np.float64).tiny)
         return A @ V, A"""),
-    alternative(MASKED, "explicit loop over queries with lists", """
-        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
-        mask = np.broadcast_to(allowed, S.shape)
-        A = np.zeros(S.shape)
-        for idx in np.ndindex(*S.shape[:-1]):
-            keep = mask[idx]
-            if keep.any():
-                w = np.exp(S[idx][keep] - S[idx][keep].max())
-                A[idx][keep] = w / w.sum()
-        return np.matmul(A, V), A"""),
     alternative(MASKED, "numpy masked arrays, returned as a list", """
         S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
         Sm = np.ma.masked_array(S, mask=~np.broadcast_to(allowed, S.shape))
@@ -383,15 +363,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(PADDING, "torch bool tensor returned as it is", """
         import torch
         return torch.arange(L)[None, :] < torch.as_tensor(lengths)[:, None]"""),
-    alternative(PADDING, "np.greater.outer", "return np.greater.outer(lengths, np.arange(L))"),
-    alternative(PADDING, "difference of length and position is positive",
-                "return (lengths.reshape(-1, 1) - np.arange(L)) > 0"),
     alternative(PADDING, "cumulative count of positions", """
         count = np.cumsum(np.ones((len(lengths), L), dtype=np.int64), axis=1)  # 1 .. L
         return count <= np.expand_dims(lengths, -1)"""),
-    alternative(PADDING, "stacked row per message, fixed shape", """
-        rows = [np.arange(L) < int(n) for n in lengths]
-        return np.array(rows, dtype=bool).reshape(len(lengths), L)"""),
     # -- attention_mask ----------------------------------------------------------------------------
     mistake(MASK, "padding taken from the query side instead of the key side",
             edit("[:, None, :]", "[:, :, None]"),
@@ -473,9 +447,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(MASK, "read-only np.broadcast_to view without a copy", [
         edit("keys & causal_mask(L)[None, :, :]", "np.logical_and(keys, causal_mask(L))"),
         edit(".copy()", "")]),
-    alternative(MASK, "np.tile and np.where", """
-        keys = np.tile(padding_mask(lengths, L)[:, None, :], (1, L, 1))
-        return np.where(causal_mask(L), keys, False) if causal else keys"""),
     alternative(MASK, "np.repeat then an in-place &=", """
         allowed = np.repeat(padding_mask(lengths, L)[:, None, :], L, axis=1)
         if causal:
@@ -492,9 +463,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         if causal:
             allowed = allowed & torch.tril(torch.ones(L, L, dtype=torch.bool))
         return allowed"""),
-    alternative(MASK, "np.where on the flag and broadcasting", """
-        tri = np.where(causal, np.tri(L, dtype=bool), True)  # (L, L)
-        return padding_mask(lengths, L)[:, None, :] & tri"""),
     alternative(MASK, "np.indices over (B, L, L)", [
         replace_line("allowed = np.repeat(",
                      "b, i, j = np.indices((len(lengths), L, L))\nallowed = j < lengths[b]"),

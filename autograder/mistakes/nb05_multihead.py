@@ -45,16 +45,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(SPLIT, "stack of feature slices, contiguous", """
         d_k = x.shape[-1] // n_heads
         return torch.stack([x[..., r * d_k:(r + 1) * d_k] for r in range(n_heads)], dim=1)"""),
-    alternative(SPLIT, "unflatten the features, then movedim",
-                "return x.unflatten(-1, (n_heads, -1)).movedim(2, 1)"),
     alternative(SPLIT, "features first, reshape, swap back", """
         B, L, d_model = x.shape
         return x.transpose(1, 2).reshape(B, n_heads, d_model // n_heads, L).transpose(2, 3)"""),
-    alternative(SPLIT, "einops-style rearrange by hand with contiguous", """
-        B, L, d_model = x.shape
-        return x.reshape(B, L, n_heads, d_model // n_heads).permute(0, 2, 1, 3).contiguous()"""),
-    alternative(SPLIT, "chunk the features, stack on a new head axis",
-                "return torch.stack(x.chunk(n_heads, dim=-1), dim=1)"),
     alternative(SPLIT, "split by d_k and swapaxes", """
         d_k = x.shape[-1] // n_heads
         return torch.stack(torch.split(x, d_k, dim=2), dim=0).swapaxes(0, 1)"""),
@@ -65,9 +58,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         for r in range(n_heads):
             out[:, r] = x[:, :, r * d_k:(r + 1) * d_k]
         return out"""),
-    alternative(SPLIT, "einsum on an unflattened view", """
-        B, L, d_model = x.shape
-        return torch.einsum("blhk->bhlk", x.reshape(B, L, n_heads, d_model // n_heads))"""),
     alternative(SPLIT, "through numpy and back (a non-contiguous tensor)", """
         B, L, d_model = x.shape
         arr = x.detach().cpu().numpy().reshape(B, L, n_heads, d_model // n_heads)
@@ -99,12 +89,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(MERGE, "transpose then flatten", "return y.transpose(1, 2).flatten(start_dim=2)"),
     alternative(MERGE, "einsum into a new tensor, loop-free",
                 edit("y.transpose(1, 2", 'torch.einsum("bhld->blhd", y')),
-    alternative(MERGE, "unbind the heads and concatenate",
-                "return torch.cat(y.unbind(dim=1), dim=-1)"),
-    alternative(MERGE, "dstack of the per-head (B, L, d_k) blocks",
-                "return torch.dstack([y[:, r] for r in range(y.size(1))])"),
-    alternative(MERGE, "movedim then flatten the last two axes",
-                "return y.movedim(1, 2).flatten(-2)"),
     alternative(MERGE, "loop writing into new_zeros", """
         B, h, L, d_k = y.shape
         out = y.new_zeros(B, L, h * d_k)
@@ -115,8 +99,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         B, h, L, d_k = y.shape
         arr = y.detach().cpu().numpy()
         return torch.from_numpy(arr.transpose(0, 2, 1, 3).reshape(B, L, h * d_k).copy())"""),
-    alternative(MERGE, "unflatten-free: permute, reshape with -1",
-                "return y.permute(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)"),
     # -- scaled_dot_product_attention --------------------------------------------------------------
     mistake(SDPA, "mask applied after the softmax", [
         delete("if allowed"), delete("masked_fill"),
@@ -491,22 +473,6 @@ MISTAKES, ALTERNATIVES = catalogue([
              "self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))"),
         delete("return self.W_O(merge_heads(y))"),
     ], detects=HINT_NO_RETURN.format(where="MultiHeadAttention.forward")),
-    alternative(MHA, "a loop over heads with slices of the weights", (None, """
-        q, k, v = self.W_Q(x), self.W_K(x), self.W_V(x)
-        outputs = []
-        for r in range(self.n_heads):
-            part = slice(r * self.d_k, (r + 1) * self.d_k)
-            outputs.append(scaled_dot_product_attention(q[..., part], k[..., part],
-                                                        v[..., part],
-                                                        None if allowed is None
-                                                        else allowed[:, 0]
-                                                        if allowed.dim() == 4 else allowed))
-        return self.W_O(torch.cat(outputs, dim=-1))""")),
-    alternative(MHA, "layers in a loop with setattr", ("""
-        for name in ("W_Q", "W_K", "W_V", "W_O"):
-            setattr(self, name, nn.Linear(d_model, d_model, bias=True))""", """
-        heads = [split_heads(layer(x), self.n_heads) for layer in (self.W_Q, self.W_K, self.W_V)]
-        return self.W_O(merge_heads(scaled_dot_product_attention(*heads, allowed)))""")),
     alternative(MHA, "one fused projection of the stacked weights", (None, """
         B, L, d = x.shape
         W = torch.cat([self.W_Q.weight, self.W_K.weight, self.W_V.weight])

@@ -120,10 +120,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         var = (h * h).sum(dim=-1, keepdim=True) / d - mean ** 2
         normalised = (h - mean) / (var + eps) ** 0.5
         return normalised * gamma.reshape(*([1] * (h.dim() - 1)), d) + beta"""),
-    alternative(NORM, "var with correction=0, gamma and beta via addcmul", """
-        mean = h.mean(-1, keepdim=True)
-        var = h.var(-1, keepdim=True, correction=0)
-        return torch.addcmul(beta, gamma, (h - mean) / torch.sqrt(var + eps))"""),
     alternative(NORM, "var_mean with correction=0, eps folded into the mean", """
         var, mean = torch.var_mean(h, dim=-1, keepdim=True, correction=0)
         x_hat = (h - mean) / (((h - mean) ** 2 + eps).mean(dim=-1, keepdim=True)).sqrt()
@@ -142,9 +138,6 @@ MISTAKES, ALTERNATIVES = catalogue([
              "out /= torch.sqrt(out.pow(2).mean(dim=-1, keepdim=True) + eps"),
         replace_line("return (x - mean) /", "out = out * gamma\nout += beta\nreturn out"),
     ], like="returns float64 even for a float32 input"),
-    alternative(NORM, "std_mean with correction=0, squared back", """
-        std, mean = torch.std_mean(h, dim=-1, keepdim=True, correction=0)
-        return gamma * (h - mean) / torch.sqrt(std ** 2 + eps) + beta"""),
     alternative(NORM, "a loop over the tokens of a flattened view", """
         d = h.shape[-1]
         rows = []
@@ -243,14 +236,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         a = x @ self.fc_in.weight.T + self.fc_in.bias
         g = 0.5 * a * (1.0 + torch.erf(a / math.sqrt(2.0)))
         return g @ self.fc_out.weight.T + self.fc_out.bias""")),
-    alternative(MLP, "F.linear with the layers' weights and functional gelu", (None, """
-        hidden = F.linear(x, self.fc_in.weight, self.fc_in.bias)
-        return F.linear(nn.functional.gelu(hidden, approximate="none"), self.fc_out.weight,
-                        self.fc_out.bias)""")),
-    alternative(MLP, "layers created with keyword arguments, GELU module inline", ("""
-        self.fc_in = nn.Linear(in_features=d_model, out_features=d_hidden, bias=True)
-        self.fc_out = nn.Linear(in_features=d_hidden, out_features=d_model, bias=True)""", """
-        return self.fc_out(nn.GELU()(self.fc_in(x)))""")),
     alternative(MLP, "an nn.Sequential that reuses fc_in and fc_out", ("""
         self.fc_in = nn.Linear(d_model, d_hidden)
         self.fc_out = nn.Linear(d_hidden, d_model)
@@ -394,9 +379,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         x = self.ln1(h)
         u = h + (self.attn(x) if rope is None else self.attn(x, rope))
         return u + self.mlp(self.ln2(u))""")),
-    alternative(BLOCK, "sum written out in one expression", (None, """
-        a = self.attn(self.ln1(h), rope)
-        return h + a + self.mlp(self.ln2(h + a))""")),
     mistake(BLOCK, "in place on a clone of h: ln2 reads out, then += changes it (no backward)",
             (None, """
         out = h.clone()
@@ -819,13 +801,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         per_block = 4 * d * d + 2 * d * hidden + hidden + 9 * d
         embeddings = V * d + (max_len * d if positions == "learned" else 0)
         return embeddings + n_layers * per_block + 2 * d + (V if tie_weights else V * (d + 1))"""),
-    alternative(COUNT, "collected per layer with integer arithmetic", """
-        d, V = d_model, vocab_size
-        hidden = d_hidden if d_hidden is not None else 4 * d
-        per_block = 4 * d * d + 2 * d * hidden + hidden + 9 * d
-        embeddings = V * d + (max_len * d if positions == "learned" else 0)
-        head = V if tie_weights else V * (d + 1)
-        return int(embeddings + n_layers * per_block + 2 * d + head)"""),
     alternative(COUNT, "a numpy int64 from np.sum of the parts", """
         import numpy as np
         d, V = d_model, vocab_size

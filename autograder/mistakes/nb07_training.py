@@ -312,10 +312,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         log_probs = torch.log_softmax(logits, dim=-1)  # (B, L, V)
         picked = log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (B, L)
         return -torch.masked_select(picked, loss_mask).mean()"""),
-    alternative(LOSS, "classes on axis 1 and a float mask", """
-        nll = torch.nn.functional.cross_entropy(logits.permute(0, 2, 1), targets, reduction="none")
-        weights = loss_mask.float()
-        return torch.sum(nll * weights) / torch.sum(weights)"""),
     alternative(LOSS, "nll_loss on log_softmax, torch.where on the mask", """
         log_probs = torch.nn.functional.log_softmax(logits, dim=-1)
         nll = torch.nn.functional.nll_loss(log_probs.reshape(-1, logits.shape[-1]),
