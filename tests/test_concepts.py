@@ -24,6 +24,15 @@ from attnbook.checks.concepts import check_choice
         "B: because the mask blocks it",
         "'B'",
         "B\n",
+        "B (one row per token)",
+        "B \u2014 (4, 2)",
+        "B \u2013 (4, 2)",
+        "**B**",
+        "`B`",
+        "\u201cB\u201d",
+        "B!",
+        "B = (4, 2)",
+        "B because Q is (4, 2)",
     ],
 )
 def test_the_letter_is_read_from_common_forms(answer, capsys):
@@ -32,7 +41,8 @@ def test_the_letter_is_read_from_common_forms(answer, capsys):
 
 
 @pytest.mark.parametrize(
-    "answer", ["D", "AB", "A or B", "", "the second one", "B C", 2, ["B"], "BB"]
+    "answer",
+    ["D", "AB", "A or B", "", "the second one", "B C", 2, ["B"], "BB", "B, C", "B/C", "B or C"],
 )
 def test_anything_else_is_not_an_answer(answer):
     with pytest.raises(CheckFailure, match="expected one letter from"):

@@ -9,20 +9,22 @@ from __future__ import annotations
 from attnbook.checks._core import CheckFailure
 
 PREFIXES = ("option", "answer", "choice")
-PUNCTUATION = ")].:,;-"
+PUNCTUATION = ")].:,;-(!?=/\u2013\u2014"  # \u2013, \u2014: the en and em dashes
+MARKS = "'\"`*_\u2018\u2019\u201c\u201d"  # quotes (curly too) and Markdown's marks around it
 LONGEST = 2000  # characters of an answer that are read; the letter comes first
 
 
 def _letter(answer, options: str) -> str | None:
     """The option letter a concept answer names, or None when it names none clearly.
 
-    "A", " b ", "(A)", "A)", "a.", "Option A", "answer: B) because ...": one letter, perhaps
-    in brackets, perhaps followed by punctuation and words of explanation. Read by hand in
+    "A", " b ", "(A)", "A)", "a.", "**A**", "Option A", "answer: B) because ...", "B because
+    ...": one letter, perhaps in quotes or brackets, perhaps followed by punctuation (or, after
+    a capital, a space) and words of explanation; "A or B", "A, B" name none. Read by hand in
     one pass (no regular expression), so any string, however long or odd, costs linear time.
     """
     if not isinstance(answer, str):
         return None
-    text = answer[:LONGEST].strip().strip("'\"").strip()
+    text = answer[:LONGEST].strip().strip(MARKS).strip()
     for prefix in PREFIXES:
         if text[: len(prefix)].lower() == prefix:
             text = text[len(prefix) :].lstrip()
@@ -34,9 +36,12 @@ def _letter(answer, options: str) -> str | None:
     if not text or not ("a" <= text[0].lower() <= "z"):
         return None
     letter, rest = text[0].upper(), text[1:].lstrip()
-    if rest and rest[0] not in PUNCTUATION:
+    spaced = text[0].isupper() and text[1:2].isspace()  # "B because ..."
+    if rest and rest[0] not in PUNCTUATION and not spaced:
         return None
-    return letter if letter in options else None
+    words = "".join(c if c.isalpha() else " " for c in rest).split()
+    hedged = [w for w in words[: None if spaced else 1] if len(w) == 1 and w in options]
+    return letter if letter in options and not hedged else None
 
 
 def check_choice(

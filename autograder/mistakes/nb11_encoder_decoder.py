@@ -10,7 +10,7 @@ from grader.catalogue import (
     replace_line,
 )
 
-from attnbook.checks import nb05, nb11
+from attnbook.checks import HINT_BOOL_OPS, nb05, nb11
 
 
 # The EncoderDecoder cell has four solution regions: EncoderBlock.forward,
@@ -158,6 +158,9 @@ MISTAKES = [
                           "x = self.ln2(u)\nc = u + self.self_attn(x, x, causal)")],
             hint="self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U + "
                  "CrossAttn(LN2(U), M)), then the MLP"),
+    mistake("EncoderDecoder", "causal mask built as floats (torch.tril of ones), or'd with bool",
+            edit("causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()",
+                 "causal = torch.tril(torch.ones(L, L))"), detects=HINT_BOOL_OPS),
     mistake("EncoderDecoder", "padding mask inverted",
             edit("src_allowed[:, None, None, :]", "~src_allowed[:, None, None, :]", count=2),
             hint="src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as "
