@@ -55,6 +55,7 @@ HINT_CRASH_SAMPLE = (
     "call next_token_probs(logits, temperature, top_k, top_p) with the arguments in that order, "
     "flatten the leading axes to (N, V) for torch.multinomial and reshape the draws back"
 )
+HINT_FINISHED_BOOL = "keep finished a bool tensor (torch.zeros(B, dtype=torch.bool)): a condition"
 HINT_CRASH_GENERATE = (
     "the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
     "prompt_ids.shape[0], never from the worked example; pass temperature, "
@@ -131,6 +132,8 @@ def _chain_rule(model, prompt, continuation) -> float:
 
 
 HINT_LOG_PROB_VALUES = "sum log p(w_l | prompt, w_<l) over the continuation tokens"
+HINT_LOG_SOFTMAX = ("take torch.log_softmax of the logits: a probability of e^-200 is 0 "
+                    "in float32, so log(softmax), or the log of a product, is -inf")  # fmt: skip
 HINT_PROMPT_OFFSET = (
     "the prompt has L_p = {L_p} tokens: continuation token l is scored by the "
     "log_softmax row at position L_p - 1 + l of the whole sequence, and every "
@@ -172,6 +175,9 @@ LOG_PROB_CASES = (
                    "p = (.1, .2, .3, .4)", bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log() + 1),
                    [1], [3, 3, 2], math.log(0.4) + math.log(0.4) + math.log(0.3),
                    HINT_LOG_PROB_VALUES),
+    _log_prob_case("improbable", "sequence_log_prob(model, [1], [3, 2]) for a model whose logit "
+                   "for 3 is 200 below the others'", bias_model(torch.tensor([0, 0, 0, -2e2])),
+                   [1], [3, 2], -200 - 2 * math.log(3 + math.exp(-200)), HINT_LOG_SOFTMAX),
     _sharp_case(0, [1, 5, 6], [7, 8, 2]),
     _sharp_case(1, [1], [2]),
     _sharp_case(2, [1, 4, 4, 9, 3, 5], [11]),
@@ -228,6 +234,8 @@ HINT_TOP_P_REACHED = ("keep the SMALLEST set that reaches p: a token whose likel
 HINT_ONE_HOT = "temperature 0: a one-hot vector on a most likely token"
 HINT_FILTER_ALONG_LAST_AXIS = "filter along the last axis (dim=-1), whatever the leading axes"
 HINT_FILTER_ROWS = "filter along the last axis, each row on its own"
+HINT_TOP_P_ONE = ("top_p = 1.0, like None, switches the filter off: in float32 the "
+                  "running sum reaches 1.0 before the last tokens, which must stay")  # fmt: skip
 
 
 _PROBS = "next_token_probs"
@@ -289,6 +297,17 @@ _Z = WORKED_LOGITS
 _leading = torch.stack((torch.stack((_Z, _Z.flip(0))), torch.stack((_Z.roll(1), 2 * _Z))))
 _batch = torch.stack((_Z, _Z.flip(0), 1000.0 + _Z))  # (3, 4): large logits must not overflow
 _EXACT = torch.tensor([0.5, 0.25, 0.25], dtype=_F64).log()  # exact softmax and sums
+_WIDE = torch.randn(1000, generator=torch.Generator().manual_seed(8)) * 5  # float32
+
+
+def _keeps_every_token(run: CheckRun, case: Case, seen, expected, slips) -> None:
+    """top_p = 1: the softmax itself, no token above 1e-30 set to 0."""
+    seen, softmax = as_array(seen), torch.softmax(_WIDE.double(), -1).numpy()
+    gone = int(((seen <= 0) & (softmax > 1e-30)).sum())
+    run.expect_true(gone == 0 and np.allclose(seen, softmax, **TOL), f"{case.call}: {gone} "
+                    "tokens of probability above 1e-30 set to 0", hint=case.hint)  # fmt: skip
+
+
 PROBS_CASES = (
     _worked(1.0, None, None, _P, "no filter: the softmax itself"),
     _worked(0.5, None, None, _P**2 / (_P**2).sum(), "temperature 0.5 squares the probabilities"),
@@ -326,6 +345,8 @@ PROBS_CASES = (
                 "[.5 + .25 reaches 0.75 exactly: the third token goes]", _EXACT, 1.0, None, 0.75,
                 hint=HINT_TOP_P_REACHED, probe=_one_of(_EXACT.exp() * 4 / 3 * torch.tensor(
                     [1, 1, 0]), _EXACT.exp() * 4 / 3 * torch.tensor([1, 0, 1]))),
+    _probs_case("top-p = 1, wide", "next_token_probs(1,000 float32 logits, 1.0, top_k=None, "
+                "top_p=1.0)", _WIDE, 1.0, None, 1.0, hint=HINT_TOP_P_ONE, probe=_keeps_every_token),
 )  # fmt: skip
 
 
@@ -457,12 +478,8 @@ def _greedy_settings(run: CheckRun, logits, best) -> None:
 def _random_draws(run: CheckRun, logits, best) -> None:
     """Sampled settings: reproducible with one seed, inside the filters' support, not the
     argmax; then two leading axes, one token per row."""
-    for temperature, top_k, top_p in [
-        (1.0, None, None),
-        (0.7, 3, None),
-        (1.5, None, 0.5),
-        (1.0, 4, 0.8),
-    ]:
+    for temperature, top_k, top_p in [(1.0, None, None), (0.7, 3, None), (1.5, None, 0.5),
+                                      (1.0, 4, 0.8)]:  # fmt: skip
         call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
                 f"top_p={top_p}, generator=torch.Generator().manual_seed(5))")  # fmt: skip
         first, again = (
@@ -504,27 +521,16 @@ def _frequencies(run: CheckRun) -> None:
     N = 20000
     many = Z.float().expand(N, 4).contiguous()  # (N, 4)
     for temperature, top_k, top_p, what in [
-        (2.0, None, None, "temperature 2 flattens"),
-        (0.5, None, None, "temperature 0.5 sharpens"),
-        (1.0, 3, None, "top-k = 3"),
-        (1.0, None, 0.8, "top-p = 0.8"),
-        (2.0, 3, 0.7, "temperature, top-k and top-p"),
-    ]:
-        call = (
-            f"sample_next(logits ({N}, 4), temperature={temperature}, top_k={top_k}, "
-            f"top_p={top_p}, generator) with probabilities (0.15, 0.5, 0.1, 0.25) "
-            f"[{what}]"
-        )
+        (2.0, None, None, "temperature 2 flattens"), (0.5, None, None, "temperature 0.5 sharpens"),
+        (1.0, 3, None, "top-k = 3"), (1.0, None, 0.8, "top-p = 0.8"),
+        (2.0, 3, 0.7, "temperature, top-k and top-p")]:  # fmt: skip
+        call = (f"sample_next(logits ({N}, 4), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator) with p = (.15, .5, .1, .25) [{what}]")  # fmt: skip
         seen = _drawn(run, call, many, (temperature, top_k, top_p), 7, (N,))
-        mistakes = []
-        if temperature != 1.0:
-            mistakes += [
-                ("the temperature was ignored", filtered_distribution(Z, 1.0, top_k, top_p)),
-                (
-                    "the logits were multiplied by the temperature, not divided",
-                    filtered_distribution(Z, 1.0 / temperature, top_k, top_p),
-                ),
-            ]
+        mistakes = [] if temperature == 1.0 else [
+            ("the temperature was ignored", filtered_distribution(Z, 1.0, top_k, top_p)),
+            ("the logits were multiplied by the temperature, not divided",
+             filtered_distribution(Z, 1.0 / temperature, top_k, top_p))]  # fmt: skip
         mistakes.append(("the filters were ignored", filtered_distribution(Z, temperature)))
         expected = filtered_distribution(Z, temperature, top_k, top_p)
         _expect_shares(run, call, seen, expected, mistakes, HINT_PROBS_ARGUMENTS)
@@ -664,7 +670,8 @@ HINT_RAW_LOGITS = (
 _GENERATE = "generate"
 # detectors raised from what a table cannot say, not from a visible case's output (see
 # scripts/release.py): sampling, probed by its properties (filters, seeds, a uniform model)
-PROPERTY_DETECTORS = ("HINT_PASS_SETTINGS", "HINT_PASS_GENERATOR", "HINT_RAW_LOGITS")
+PROPERTY_DETECTORS = ("HINT_PASS_SETTINGS", "HINT_PASS_GENERATOR", "HINT_RAW_LOGITS",
+                      "HINT_TOP_P_ONE")  # fmt: skip
 
 
 def _generate_case(case_id: str, call: str, model, prompts, max_new: int, expect,
@@ -673,6 +680,7 @@ def _generate_case(case_id: str, call: str, model, prompts, max_new: int, expect
     tokens exactly, a known slip named whatever its length."""
     return Case(case_id, call, (model, ids(prompts), max_new, EOS, pad, 0.0), expect,
                 hint=hint, shape_hint=hint or HINT_NEW_TOKENS_ONLY, whole=True,
+                crash_hints=(("condition to be a bool", HINT_FINISHED_BOOL),),
                 tolerance=Tolerance(rtol=0.0, atol=0.5), what="tokens", **more)  # fmt: skip
 
 
@@ -799,6 +807,8 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
 
 HINT_UNIFORM = "a uniform guess over V tokens has perplexity exactly V: exp(-log(1/V))"
 HINT_PPL_VALUES = "perplexity = exp(sum of -log p over real targets / their number)"
+HINT_PPL_RANGE = ("divide the summed loss by the count before exp: exp of 2,504 nats "
+                  "(640 targets), or a product of 640 probabilities, is out of range")  # fmt: skip
 
 
 def _ppl_case(case_id: str, call: str, model, batches, expect, hint=None) -> Case:
@@ -823,6 +833,7 @@ _PPL = "perplexity"
 _fixed = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
 _sharp4 = sharp_model(4)
 _three = _random_batches(torch.Generator().manual_seed(4), [(3, 6), (1, 2), (2, 9)])
+_many = [(torch.arange(640).view(40, 16) % 47 + 3,) * 2 + (torch.ones(40, 16, dtype=torch.bool),)]
 PPL_CASES = (
     _ppl_case("uniform", "perplexity(model, batches) for a model whose every prediction is "
               "uniform over 4", bias_model(torch.zeros(4)), worked_batches(), 4.0,
@@ -835,6 +846,10 @@ PPL_CASES = (
               "targets [[3, 0, 2], [2, 3, 3]] padded with 3 (loss_mask [[1, 1, 1], [1, 0, 0]])",
               _fixed, pad3_batches(),
               math.exp(-(math.log(0.4) + math.log(0.1) + 2 * math.log(0.3)) / 4), HINT_PPL_VALUES),
+    replace(_ppl_case("640 targets", "perplexity(model, batches) for a model uniform over 50 "
+                      "tokens, one batch of 40 x 16 real targets", bias_model(torch.zeros(50)),
+                      _many, 50.0, hint=HINT_PPL_RANGE),
+            crash_hints=((("range", "division by zero", "overflow"), HINT_PPL_RANGE),)),
     _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
               "(1, 2), (2, 9))", _sharp4, _three, math.exp(mean_nll(_sharp4, _three))),
     Case("inputs 1-D", "perplexity with inputs of shape (4,)", (_sharp4, [(ids([1, 2, 3, 4]),

@@ -462,6 +462,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake("answer_scale", "thinks softmax ignores a factor", 'answer_scale = "A"', detects=WHY),
     mistake("answer_permutation", "thinks the output changes", edit("B", "C"), detects=WHY),
     alternative("answer_q_shape", "lower case", 'answer_q_shape = "b"'),
-    alternative("answer_q_shape", "its reason after a space", 'answer_q_shape = "B (one per token)"'),
+    alternative("answer_q_shape", "reason after a space", 'answer_q_shape = "B (per token)"'),
     alternative("answer_q_shape", "in Markdown bold", 'answer_q_shape = "**B**"'),
 ])

@@ -43,6 +43,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("log_probs[len(prompt_ids)", "probs[len(prompt_ids) - 1"), edit(".sum", ".prod"),
     ], hint="sum the log-probabilities; do not exponentiate",
        like="log-probability read at the target's own position"),
+    mistake(LOG_PROB, "log of the softmax (torch.log(torch.softmax(...)))",
+            edit("torch.log_softmax(logits, dim=-1)", "torch.log(torch.softmax(logits, dim=-1))"),
+            detects=nb08.HINT_LOG_SOFTMAX),
     mistake(LOG_PROB, "mean instead of sum", [edit("=0", "=-1"), edit(".sum", ".mean")],
             hint="the chain rule multiplies the conditionals: sum their logs, do not average",
             like="log_softmax over the positions (dim=0)"),
@@ -150,6 +153,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("before >=", "cum >")], detects=nb08.HINT_CROSSING),
     mistake(PROBS, "top-p keeps a token once p is reached exactly (before > top_p)",
             edit("before >= top_p", "before > top_p"), detects=nb08.HINT_TOP_P_REACHED),
+    mistake(PROBS, "top-p filter applied at top_p = 1.0 too",
+            edit("top_p is not None and top_p < 1.0", "top_p is not None"),
+            detects=nb08.HINT_TOP_P_ONE),
     mistake(PROBS, "temperature applied to the probabilities", [
         edit("logits / temperature", "logits.clone()"), edit("kth, 0.0", 'kth, float("-inf")'),
         replace_line("probs = torch.softmax(z, dim=-1)",
@@ -562,6 +568,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         flat = probs.reshape(-1, probs.shape[-1])
         return torch.multinomial(flat, 1, generator=generator).reshape(probs.shape[:-1])"""),
     # -- generate ----------------------------------------------------------------------------------
+    mistake(GENERATE, "finished made as floats (torch.zeros(B))",
+            edit(", dtype=torch.bool, device", ", device"), detects=nb08.HINT_FINISHED_BOOL),
     mistake(GENERATE, "EOS does not stop a row", [
         delete("if (new == eos_id).any():"), delete("break"),
     ], hint="once a row emits eos_id it is finished: later positions get pad_id, and the loop ends "
@@ -779,6 +787,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             ids = torch.cat([ids, torch.tensor(column, dtype=torch.long).unsqueeze(1)], 1)
         return ids"""),
     # -- perplexity --------------------------------------------------------------------------------
+    mistake(PERPLEXITY, "exp of the summed loss, then its root",
+            edit("math.exp(total_nll / total_tokens)", "math.exp(total_nll) ** (1 / total_tokens)"),
+            detects=nb08.HINT_PPL_RANGE),
     mistake(PERPLEXITY, "mean of per-batch perplexities", [
         replace_line("total_nll += float((",
                      "mean = (nll * loss_mask.flatten()).sum() / loss_mask.sum()\n"

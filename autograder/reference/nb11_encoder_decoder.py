@@ -1476,7 +1476,7 @@ class _slip_EncoderDecoder_10(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: padding mask inverted
+# EncoderDecoder: causal mask built as floats (torch.tril of ones), or'd with bool
 class _slip_EncoderDecoder_11_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1490,7 +1490,7 @@ class _slip_EncoderDecoder_11_EncoderBlock(nn.Module):
     def forward(self, h, src_allowed):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
-        u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
         return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_11_DecoderBlock(nn.Module):
@@ -1509,10 +1509,10 @@ class _slip_EncoderDecoder_11_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        causal = torch.tril(torch.ones(L, L))
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), memory, ~src_allowed[:, None, None, :])
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
         return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_11(nn.Module):
@@ -1553,7 +1553,7 @@ class _slip_EncoderDecoder_11(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: ln_enc forgotten
+# EncoderDecoder: padding mask inverted
 class _slip_EncoderDecoder_12_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1567,7 +1567,7 @@ class _slip_EncoderDecoder_12_EncoderBlock(nn.Module):
     def forward(self, h, src_allowed):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
-        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
         return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_12_DecoderBlock(nn.Module):
@@ -1589,7 +1589,7 @@ class _slip_EncoderDecoder_12_DecoderBlock(nn.Module):
         causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        c = u + self.cross_attn(self.ln2(u), memory, ~src_allowed[:, None, None, :])
         return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_12(nn.Module):
@@ -1610,7 +1610,7 @@ class _slip_EncoderDecoder_12(nn.Module):
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
-        return h
+        return self.ln_enc(h)
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
@@ -1630,7 +1630,7 @@ class _slip_EncoderDecoder_12(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: encoder outputs discarded
+# EncoderDecoder: ln_enc forgotten
 class _slip_EncoderDecoder_13_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1686,8 +1686,8 @@ class _slip_EncoderDecoder_13(nn.Module):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
-            block(h, src_allowed)
-        return self.ln_enc(h)
+            h = block(h, src_allowed)
+        return h
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
@@ -1707,7 +1707,7 @@ class _slip_EncoderDecoder_13(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: every encoder block fed the embeddings
+# EncoderDecoder: encoder outputs discarded
 class _slip_EncoderDecoder_14_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1761,9 +1761,9 @@ class _slip_EncoderDecoder_14(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
-            h = block(x, src_allowed)
+            block(h, src_allowed)
         return self.ln_enc(h)
 
     def decode(self, tgt_ids, memory, src_allowed):
@@ -1784,7 +1784,7 @@ class _slip_EncoderDecoder_14(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: no positions on the source
+# EncoderDecoder: every encoder block fed the embeddings
 class _slip_EncoderDecoder_15_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1838,9 +1838,9 @@ class _slip_EncoderDecoder_15(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        h = self.embed(src_ids)
+        x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
-            h = block(h, src_allowed)
+            h = block(x, src_allowed)
         return self.ln_enc(h)
 
     def decode(self, tgt_ids, memory, src_allowed):
@@ -1861,7 +1861,7 @@ class _slip_EncoderDecoder_15(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: decoder outputs discarded
+# EncoderDecoder: no positions on the source
 class _slip_EncoderDecoder_16_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1915,7 +1915,7 @@ class _slip_EncoderDecoder_16(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = self.embed(src_ids)
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
@@ -1924,7 +1924,7 @@ class _slip_EncoderDecoder_16(nn.Module):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
-            block(h, memory, src_allowed)
+            h = block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
@@ -1938,7 +1938,7 @@ class _slip_EncoderDecoder_16(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: final LayerNorm forgotten
+# EncoderDecoder: decoder outputs discarded
 class _slip_EncoderDecoder_17_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2001,8 +2001,8 @@ class _slip_EncoderDecoder_17(nn.Module):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
-            h = block(h, memory, src_allowed)
-        return self.head(h)
+            block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -2015,7 +2015,7 @@ class _slip_EncoderDecoder_17(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: no positions on the reply
+# EncoderDecoder: final LayerNorm forgotten
 class _slip_EncoderDecoder_18_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2076,10 +2076,10 @@ class _slip_EncoderDecoder_18(nn.Module):
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
-        h = self.embed(tgt_ids)
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
+        return self.head(h)
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -2092,7 +2092,7 @@ class _slip_EncoderDecoder_18(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the course's model borrowed
+# EncoderDecoder: no positions on the reply
 class _slip_EncoderDecoder_19_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2146,7 +2146,6 @@ class _slip_EncoderDecoder_19(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        from attnbook.lm.seq2seq import EncoderLayer
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
@@ -2154,7 +2153,7 @@ class _slip_EncoderDecoder_19(nn.Module):
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
-        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        h = self.embed(tgt_ids)
         for block in self.decoder:
             h = block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
@@ -2170,7 +2169,7 @@ class _slip_EncoderDecoder_19(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: logits of the last reply position only
+# EncoderDecoder: the course's model borrowed
 class _slip_EncoderDecoder_20_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2224,6 +2223,7 @@ class _slip_EncoderDecoder_20(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        from attnbook.lm.seq2seq import EncoderLayer
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
@@ -2234,7 +2234,7 @@ class _slip_EncoderDecoder_20(nn.Module):
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))[:, -1]
+        return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -2247,7 +2247,7 @@ class _slip_EncoderDecoder_20(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the encoder block's forward without return
+# EncoderDecoder: logits of the last reply position only
 class _slip_EncoderDecoder_21_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2262,7 +2262,7 @@ class _slip_EncoderDecoder_21_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        h = u + self.mlp(self.ln2(u))
+        return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_21_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2311,7 +2311,7 @@ class _slip_EncoderDecoder_21(nn.Module):
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
+        return self.head(self.ln_final(h))[:, -1]
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -2324,7 +2324,7 @@ class _slip_EncoderDecoder_21(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the decoder block's forward without return
+# EncoderDecoder: the encoder block's forward without return
 class _slip_EncoderDecoder_22_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2339,7 +2339,7 @@ class _slip_EncoderDecoder_22_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + self.mlp(self.ln2(u))
+        h = u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_22_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2361,7 +2361,7 @@ class _slip_EncoderDecoder_22_DecoderBlock(nn.Module):
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        h = c + self.mlp(self.ln3(c))
+        return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_22(nn.Module):
 
@@ -2401,7 +2401,7 @@ class _slip_EncoderDecoder_22(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: padded source states set to -inf (tokens masked, not scores)
+# EncoderDecoder: the decoder block's forward without return
 class _slip_EncoderDecoder_23_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2438,7 +2438,7 @@ class _slip_EncoderDecoder_23_DecoderBlock(nn.Module):
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln3(c))
+        h = c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_23(nn.Module):
 
@@ -2456,7 +2456,6 @@ class _slip_EncoderDecoder_23(nn.Module):
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        h = h.masked_fill(~src_allowed[:, :, None], float('-inf'))
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
@@ -2479,7 +2478,7 @@ class _slip_EncoderDecoder_23(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the encoder's MLP branch halved
+# EncoderDecoder: padded source states set to -inf (tokens masked, not scores)
 class _slip_EncoderDecoder_24_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2494,7 +2493,7 @@ class _slip_EncoderDecoder_24_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + 0.5 * self.mlp(self.ln2(u))
+        return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_24_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2534,6 +2533,7 @@ class _slip_EncoderDecoder_24(nn.Module):
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = h.masked_fill(~src_allowed[:, :, None], float('-inf'))
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
@@ -2556,7 +2556,7 @@ class _slip_EncoderDecoder_24(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the head's bias dropped in the given constructor
+# EncoderDecoder: the encoder's MLP branch halved
 class _slip_EncoderDecoder_25_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2571,7 +2571,7 @@ class _slip_EncoderDecoder_25_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + self.mlp(self.ln2(u))
+        return u + 0.5 * self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_25_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2606,7 +2606,7 @@ class _slip_EncoderDecoder_25(nn.Module):
         self.ln_enc = nn.LayerNorm(d_model)
         self.decoder = nn.ModuleList((_slip_EncoderDecoder_25_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_final = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        self.head = nn.Linear(d_model, vocab_size)
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
@@ -2633,7 +2633,7 @@ class _slip_EncoderDecoder_25(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: one more embedding row (a special token) in the given constructor
+# EncoderDecoder: the head's bias dropped in the given constructor
 class _slip_EncoderDecoder_26_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2677,13 +2677,13 @@ class _slip_EncoderDecoder_26(nn.Module):
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
         super().__init__()
         self.max_len, self.pad_id = (max_len, pad_id)
-        self.embed = nn.Embedding(vocab_size + 1, d_model)
+        self.embed = nn.Embedding(vocab_size, d_model)
         self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
         self.encoder = nn.ModuleList((_slip_EncoderDecoder_26_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_enc = nn.LayerNorm(d_model)
         self.decoder = nn.ModuleList((_slip_EncoderDecoder_26_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_final = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
@@ -2710,7 +2710,7 @@ class _slip_EncoderDecoder_26(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: every decoder block fed the reply embeddings
+# EncoderDecoder: one more embedding row (a special token) in the given constructor
 class _slip_EncoderDecoder_27_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2754,7 +2754,7 @@ class _slip_EncoderDecoder_27(nn.Module):
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
         super().__init__()
         self.max_len, self.pad_id = (max_len, pad_id)
-        self.embed = nn.Embedding(vocab_size, d_model)
+        self.embed = nn.Embedding(vocab_size + 1, d_model)
         self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
         self.encoder = nn.ModuleList((_slip_EncoderDecoder_27_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_enc = nn.LayerNorm(d_model)
@@ -2771,9 +2771,9 @@ class _slip_EncoderDecoder_27(nn.Module):
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
-        x = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
-            h = block(x, memory, src_allowed)
+            h = block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
@@ -2787,7 +2787,7 @@ class _slip_EncoderDecoder_27(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: reply positions go on after the source's (a decoder-only habit)
+# EncoderDecoder: every decoder block fed the reply embeddings
 class _slip_EncoderDecoder_28_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2836,6 +2836,83 @@ class _slip_EncoderDecoder_28(nn.Module):
         self.encoder = nn.ModuleList((_slip_EncoderDecoder_28_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_enc = nn.LayerNorm(d_model)
         self.decoder = nn.ModuleList((_slip_EncoderDecoder_28_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        x = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(x, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: reply positions go on after the source's (a decoder-only habit)
+class _slip_EncoderDecoder_29_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_29_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_29(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_29_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_29_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_final = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size)
 
@@ -4177,24 +4254,25 @@ SLIPS = {
         ('the MLP reads U', 'the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))', _slip_EncoderDecoder_8),
         ('LN2 before the MLP', 'each branch has its own LayerNorm: ln1 before self-attention, ln2 before cross-attention, ln3 before the MLP', _slip_EncoderDecoder_9),
         ('cross-attention before self-attention', 'self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U + CrossAttn(LN2(U), M)), then the MLP', _slip_EncoderDecoder_10),
-        ('padding mask inverted', 'src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as allowed, without ~', _slip_EncoderDecoder_11),
-        ('ln_enc forgotten', 'the memory is self.ln_enc(h) after the last encoder block', _slip_EncoderDecoder_12),
-        ('encoder outputs discarded', 'a block returns a new tensor: keep it as the states the next encoder block reads', _slip_EncoderDecoder_13),
-        ('every encoder block fed the embeddings', "feed each encoder block the previous block's output, not the embeddings", _slip_EncoderDecoder_14),
-        ('no positions on the source', 'add the positions to both sequences: self.embed(src_ids) + self.sinusoids[:L_s]', _slip_EncoderDecoder_15),
-        ('decoder outputs discarded', 'a block returns a new tensor: keep it as the states the next decoder block reads', _slip_EncoderDecoder_16),
-        ('final LayerNorm forgotten', "apply self.ln_final to the last decoder block's output before the head", _slip_EncoderDecoder_17),
-        ('no positions on the reply', 'add the positions to both sequences: self.embed(tgt_ids) + self.sinusoids[:L_t]', _slip_EncoderDecoder_18),
-        ("the course's model borrowed", "write the blocks from the given layers (attention_layer, feed_forward, nn.LayerNorm); the check compares with the course's model for you", _slip_EncoderDecoder_19),
-        ('logits of the last reply position only', 'the logits are (B, L_t, V): one row per reply position', _slip_EncoderDecoder_20),
-        ("the encoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_21),
-        ("the decoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_22),
-        ('padded source states set to -inf (tokens masked, not scores)', 'a source with padding must not give NaN: pass the padding mask as allowed, the attention layer handles the rest', _slip_EncoderDecoder_23),
-        ("the encoder's MLP branch halved", 'compare each block with the equations above the exercise: the masks, the order of the three branches and their LayerNorms', _slip_EncoderDecoder_24),
-        ("the head's bias dropped in the given constructor", 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_25),
-        ('one more embedding row (a special token) in the given constructor', 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_26),
-        ('every decoder block fed the reply embeddings', "feed each decoder block the previous block's output, not the reply embeddings", _slip_EncoderDecoder_27),
-        ("reply positions go on after the source's (a decoder-only habit)", "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]. Each sequence's positions start at 0: the source adds self.sinusoids[:L_s], the reply self.sinusoids[:L_t]", _slip_EncoderDecoder_28),
+        ("causal mask built as floats (torch.tril of ones), or'd with bool", '&, | and ~ combine bool masks: make each with dtype=torch.bool (or .bool())', _slip_EncoderDecoder_11),
+        ('padding mask inverted', 'src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as allowed, without ~', _slip_EncoderDecoder_12),
+        ('ln_enc forgotten', 'the memory is self.ln_enc(h) after the last encoder block', _slip_EncoderDecoder_13),
+        ('encoder outputs discarded', 'a block returns a new tensor: keep it as the states the next encoder block reads', _slip_EncoderDecoder_14),
+        ('every encoder block fed the embeddings', "feed each encoder block the previous block's output, not the embeddings", _slip_EncoderDecoder_15),
+        ('no positions on the source', 'add the positions to both sequences: self.embed(src_ids) + self.sinusoids[:L_s]', _slip_EncoderDecoder_16),
+        ('decoder outputs discarded', 'a block returns a new tensor: keep it as the states the next decoder block reads', _slip_EncoderDecoder_17),
+        ('final LayerNorm forgotten', "apply self.ln_final to the last decoder block's output before the head", _slip_EncoderDecoder_18),
+        ('no positions on the reply', 'add the positions to both sequences: self.embed(tgt_ids) + self.sinusoids[:L_t]', _slip_EncoderDecoder_19),
+        ("the course's model borrowed", "write the blocks from the given layers (attention_layer, feed_forward, nn.LayerNorm); the check compares with the course's model for you", _slip_EncoderDecoder_20),
+        ('logits of the last reply position only', 'the logits are (B, L_t, V): one row per reply position', _slip_EncoderDecoder_21),
+        ("the encoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_22),
+        ("the decoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_23),
+        ('padded source states set to -inf (tokens masked, not scores)', 'a source with padding must not give NaN: pass the padding mask as allowed, the attention layer handles the rest', _slip_EncoderDecoder_24),
+        ("the encoder's MLP branch halved", 'compare each block with the equations above the exercise: the masks, the order of the three branches and their LayerNorms', _slip_EncoderDecoder_25),
+        ("the head's bias dropped in the given constructor", 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_26),
+        ('one more embedding row (a special token) in the given constructor', 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_27),
+        ('every decoder block fed the reply embeddings', "feed each decoder block the previous block's output, not the reply embeddings", _slip_EncoderDecoder_28),
+        ("reply positions go on after the source's (a decoder-only habit)", "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]. Each sequence's positions start at 0: the source adds self.sinusoids[:L_s], the reply self.sinusoids[:L_t]", _slip_EncoderDecoder_29),
     ],
     'beam_search': [
         ('greedy: the beam size ignored', 'keep the beam_size best candidates at every step, not only the best one', _slip_beam_search_0),

@@ -29,6 +29,9 @@ SLIPS = {
             ('log_softmax over the positions of the full pass', "log_softmax over the vocabulary, the LAST axis (dim=-1): each position's logits become a distribution over the next token", -4.158883094787598),
             ('only the first continuation token scored', 'sum log p(w_l | prompt, w_<l) over the continuation tokens', -0.9162907600402832),
         ],
+        'improbable': [
+            ('log of the softmax (torch.log(torch.softmax(...)))', 'take torch.log_softmax of the logits: a probability of e^-200 is 0 in float32, so log(softmax), or the log of a product, is -inf', -inf),
+        ],
     },
     'next_token_probs': {
         'T=1.0 k=None p=0.6': [
