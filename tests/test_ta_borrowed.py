@@ -29,7 +29,9 @@ from grader.borrowed import (
     RULES,
     borrowed_in_test,
     find_borrowed,
+    process_reaches,
     resolve,
+    subjects_of,
 )
 from grader.catalogue import fill_in, nbgrader_meta, solution_notebook, strip_solution_markers
 
@@ -272,6 +274,61 @@ def test_a_name_built_at_run_time_is_a_finding(form):
     assert any("built" in b.message() for b in found), found
 
 
+# a hostile review's: a cell after the answer rebinds the kernel's dispatch, so the grader's
+# calls of the (wrong) sinusoidal_positions run the package's sinusoid_table
+WRONG_SINUSOID = "def sinusoidal_positions(L, d):\n    return np.zeros((L, d))\n"
+KERNEL_PATCH = (
+    "from grader.kernel import Kernel\nfrom attnbook.lm.model import sinusoid_table\n"
+    "_own = Kernel._target\n\n\ndef _target(self, target, _own=_own):\n"
+    "    if target.get('name') == 'sinusoidal_positions':\n"
+    "        return lambda L, d: sinusoid_table(L, d).double().numpy()\n"
+    "    return _own(self, target)\n\n\nKernel._target = _target\n"
+)
+GRADED_02 = [g for g, (test, _) in solution_cells("02_positions")[1].items()
+             if subjects_of("02_positions", test)]  # fmt: skip
+
+REACHES = {  # a hostile review's kernel patch, and the other ways into the running process
+    "the grader's kernel": KERNEL_PATCH,
+    "its module in pieces": "import sys as _s, importlib as _il\n"
+    "_K = _s.modules['grader' + '.' + 'kernel'].Kernel\n"
+    "_ops = _il.import_module(''.join(['attn', 'book', '.', 'ops']))",
+    "sys.modules by getattr": "import sys\nm = getattr(sys, 'mod' + 'ules')",
+    "a frame": "import sys\n\ndef f():\n    return sys._getframe(1)",
+    "a caller's locals": "import inspect\nk = inspect.currentframe().f_back.f_locals['self']",
+    "a bound method's self": "k = get_ipython().display_pub.publish.__self__",
+    "gc": "import gc\nseen = gc.get_objects()",
+    "ctypes": "from ctypes import pythonapi",
+    "code built at run time": "exec(bytes.fromhex('3d').decode())",
+    "a magic's code": "%time from grader import kernel",
+    "a cell magic": "%%time\nimport grader.kernel as k",
+    "a function's insides": "def f():\n    pass\n\nf.__code__ = (lambda: 1).__code__",
+    "a closure's cell": "def f():\n    pass\n\nf.__closure__[0].cell_contents = 1",
+    "every class": "classes = object.__subclasses__()",
+}
+
+
+@pytest.mark.parametrize("form", sorted(REACHES))
+def test_a_reach_into_the_running_process_is_charged_to_every_subject(form):
+    """A cell anywhere in the notebook, not only an answer, that reaches the kernel's own
+    code, the process's modules, frames or memory, or runs code built at run time: each
+    test with a subject is charged, naming the cell."""
+    sources = [*solution_cells("02_positions")[0], REACHES[form]]
+    assert process_reaches(sources), form
+    test = solution_cells("02_positions")[1]["test_embed"][0]
+    found = [b.message() for b in borrowed_in_test("02_positions", test, sources)]
+    assert found and all(m.startswith(f"cell {len(sources)} ") for m in found), found
+    assert all("running process" in m and "embed" in m for m in found), found
+
+
+def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
+    honest = (
+        "import sys\nimport importlib\nimport torch\nsys.path.append('..')\nprint(sys.version)\n"
+        "math = importlib.import_module('math')\nlayer = torch.nn.Linear(2, 2)\n"
+        "parts = list(layer.modules())\nsin = getattr(torch, 'sin')\n%time y = sin(torch.ones(2))"
+    )
+    assert process_reaches([honest]) == []
+
+
 def test_a_builtin_named_in_pieces_is_found():
     found = borrowed(
         "05_multihead",
@@ -486,8 +543,14 @@ def submission(notebook: str, *extra: tuple[str, str]) -> nbformat.NotebookNode:
     release = nbformat.read(ROOT / "notebooks" / notebook / f"{notebook}.ipynb", 4)
     nb = fill_in(release, solution_notebook(notebook))
     for grade_id, source in extra:
-        cell = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
-        cell.source = cell.source.rstrip("\n") + "\n\n\n" + source
+        after = grade_id.startswith("after ")  # a cell of its own after the answer cell
+        cell = next(
+            c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id[6 * after :]
+        )
+        if after:
+            nb.cells.insert(nb.cells.index(cell) + 1, nbformat.v4.new_code_cell(source))
+        else:
+            cell.source = cell.source.rstrip("\n") + "\n\n\n" + source
     return nb
 
 
@@ -552,6 +615,12 @@ STUDENTS = {
         "attnbook.lm.model.sinusoid_table",
     ),
     "p_own_name": ("02_positions", [("sinusoidal_positions", OWN_HELPER_SINUSOID)], [], ""),
+    "p_kernel_patch": (
+        "02_positions",
+        [("sinusoidal_positions", WRONG_SINUSOID), ("after sinusoidal_positions", KERNEL_PATCH)],
+        GRADED_02,
+        "imports grader.kernel",
+    ),
     "m_honest": ("05_multihead", [], [], ""),
     "m_fused": (
         "05_multihead",

@@ -280,6 +280,10 @@ class Borrowed:
     via: str = ""  # the student's own helper where the call is, if not the subject itself
 
     def message(self) -> str:
+        if self.target == PROCESS:  # the notebook's, charged to each subject
+            return (
+                f"{self.call}, {describe(self.target)}; take it out to have {self.subject} graded"
+            )
         where = f" (through your {self.via})" if self.via else ""
         return f"{self.subject} uses {self.call}{where}, {describe(self.target)}; write it yourself"
 
@@ -975,12 +979,135 @@ def warm() -> None:
 def borrowed_in_test(
     notebook: str, test_source: str, sources: list[str], origins: dict | None = None
 ) -> list[Borrowed]:
-    """Every borrowed call of every subject a test checks; `origins`: subject -> the
-    kernel's answer to op `origin` (see `follow`)."""
+    """Every borrowed call of every subject a test checks, and every reach of the cells into
+    the running process (`process_reaches`), charged to each subject: the kernel that answers
+    for them cannot be trusted then; `origins`: subject -> the kernel's answer to op `origin`
+    (see `follow`)."""
+    subjects = subjects_of(notebook, test_source)
+    reaches = process_reaches(sources) if subjects else []
     return [
-        b
-        for subject in subjects_of(notebook, test_source)
-        for b in find_borrowed(
-            notebook, subject, sources, (origins or {}).get(subject) if origins else None
-        )
+        *(
+            b
+            for subject in subjects
+            for b in find_borrowed(
+                notebook, subject, sources, (origins or {}).get(subject) if origins else None
+            )
+        ),
+        *(Borrowed(subject, reach, PROCESS) for subject in subjects for reach in reaches),
     ]
+
+
+# -- reaching into the running process --------------------------------------------------------
+# The kernel that runs a submission is the grader's own code (`grader.kernel`) in the student's
+# process: a cell anywhere in the notebook could rebind what it calls for a test (its
+# `_target`, say) and have the package's answer run under the student's name. No answer of
+# this course needs the process's modules, frames, memory or code made at run time, so a
+# notebook that reaches for them is not graded as written: every test it has is charged.
+PROCESS = "attnbook._process"
+WHAT[PROCESS] = (
+    "a reach into the running process (the grader's kernel, modules, frames or memory), which "
+    "no answer of this course needs: the grader cannot trust what the notebook's calls return"
+)
+INNER_MODULES = ("grader", "gc", "ctypes", "_ctypes")
+INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace",
+               "sys.setprofile", "inspect.currentframe", "inspect.stack", "inspect.trace",
+               "inspect.getouterframes", "builtins.__import__")  # fmt: skip
+INNER_ATTRIBUTES = ("f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
+                    "cr_frame", "ag_frame", "cell_contents", "__subclasses__", "__globals__",
+                    "__closure__", "__code__", "__builtins__", "__self__")  # fmt: skip
+# what runs code from a string, and which of its arguments hold the code
+RUNNERS = {"exec": (0,), "eval": (0,), "compile": (0,), "run_cell": (0,),
+           "run_line_magic": (1,), "run_cell_magic": (1, 2)}  # fmt: skip
+
+
+def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """The dotted path an expression names through the cells' imports, or None."""
+    if isinstance(node, ast.Name):
+        return aliases.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value, aliases)
+        return None if base is None else f"{base}.{node.attr}"
+    if isinstance(node, ast.Call) and _call_name(node.func) in ("__import__", "import_module"):
+        return _folded(node.args[0]) if node.args else None
+    return None
+
+
+def _inner(dotted: str | None) -> bool:
+    if dotted is None:
+        return False
+    return dotted.split(".", 1)[0] in INNER_MODULES or any(
+        dotted == n or dotted.startswith(n + ".") for n in INNER_NAMES
+    )
+
+
+def _reach(node: ast.AST, aliases: dict[str, str], depth: int) -> list[str]:
+    """What one syntax node reaches of the running process ([] for nothing)."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        module = node.module if isinstance(node, ast.ImportFrom) and not node.level else None
+        named = [module] if _inner(module) else list(_import_bindings(node).values())
+        return [f"imports {d}" for d in dict.fromkeys(named) if _inner(d)]
+    if isinstance(node, ast.Attribute):
+        if node.attr in INNER_ATTRIBUTES:
+            return [f"reads .{node.attr}"]
+        return [f"uses {d}" for d in [_dotted(node, aliases)] if _inner(d)]
+    if not isinstance(node, ast.Call):
+        return []
+    name, args = _call_name(node.func), node.args
+    if name in ("__import__", "import_module") and args:
+        module = _folded(args[0])
+        if module is None:
+            return ["imports a module named at run time"]
+        return [f"imports {module}"] if _inner(module) else []
+    if name in ("getattr", "setattr", "delattr", "hasattr") and len(args) >= 2:
+        attr, base = _folded(args[1]), _dotted(args[0], aliases)
+        if attr in INNER_ATTRIBUTES or (attr is not None and _inner(f"{base}.{attr}")):
+            return [f"{name}(..., {attr!r})"]
+        return [f"{name} of {base} named at run time"] if attr is None and _inner(base) else []
+    if name in RUNNERS:
+        codes = [_folded(args[i]) for i in RUNNERS[name] if i < len(args)]
+        if any(c is None for c in codes):
+            return [f"runs code built at run time ({name})"]
+        return [r for c in codes if c and depth < 3 for r in _reaches_in(c, aliases, depth + 1)]
+    return []
+
+
+def _parsed(source: str) -> ast.Module | None:
+    """A cell's syntax tree, its IPython syntax (`%%time`, `!ls`) first made Python as the
+    kernel makes it; None for a cell that is not Python."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return ast.parse(TransformerManager().transform_cell(source))
+    except Exception:  # noqa: BLE001 - not Python, even for IPython: it cannot run either
+        return None
+
+
+def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[str]:
+    tree = _parsed(source)
+    return [] if tree is None else [r for n in ast.walk(tree) for r in _reach(n, aliases, depth)]
+
+
+def process_reaches(sources: list[str]) -> list[str]:
+    """Where the cells reach into the running process instead of computing an answer: an
+    import of the grader or of gc or ctypes, `sys.modules`, frames (`sys._getframe`,
+    `.f_back`, `inspect.stack`), functions' insides (`__code__`, `__globals__`,
+    `cell_contents`), `__subclasses__`, a bound method's `__self__`, and code an `exec`,
+    `eval`, `compile` or `run_cell` builds at run time (a constant string's code is read as
+    a cell's). One line each, naming the cell."""
+    if sum(len(s) for s in sources) > SOURCE_LIMIT:
+        return ["more code than the grader reads"]
+    aliases: dict[str, str] = {}
+    for source in sources:  # an import in any cell, a function's too, names a module everywhere
+        for node in ast.walk(_parsed(source) or ast.Module(body=[], type_ignores=[])):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                aliases.update(_import_bindings(node))
+    found = [
+        f"cell {number} {reach}"
+        for number, source in enumerate(sources, 1)
+        for reach in _reaches_in(source, aliases)
+    ]
+    return list(dict.fromkeys(found))[:10]
