@@ -33,6 +33,9 @@ from attnbook.checks.concepts import check_choice
         "B!",
         "B = (4, 2)",
         "B because Q is (4, 2)",
+        "B because A would be W_Q X^T, one column per token",
+        "B (the rows move with the tokens; A ignores that)",
+        "B, a matrix of shape (4, 2)",
     ],
 )
 def test_the_letter_is_read_from_common_forms(answer, capsys):
@@ -42,7 +45,22 @@ def test_the_letter_is_read_from_common_forms(answer, capsys):
 
 @pytest.mark.parametrize(
     "answer",
-    ["D", "AB", "A or B", "", "the second one", "B C", 2, ["B"], "BB", "B, C", "B/C", "B or C"],
+    [
+        "D",
+        "AB",
+        "A or B",
+        "",
+        "the second one",
+        "B C",
+        2,
+        ["B"],
+        "BB",
+        "B, C",
+        "B/C",
+        "B or C",
+        "b, a",
+        "B; or maybe C",
+    ],
 )
 def test_anything_else_is_not_an_answer(answer):
     with pytest.raises(CheckFailure, match="expected one letter from"):

@@ -12,27 +12,23 @@ PREFIXES = ("option", "answer", "choice")
 PUNCTUATION = ")].:,;-(!?=/\u2013\u2014"  # \u2013, \u2014: the en and em dashes
 MARKS = "'\"`*_\u2018\u2019\u201c\u201d"  # quotes (curly too) and Markdown's marks around it
 LONGEST = 2000  # characters of an answer that are read; the letter comes first
+HEDGES = ("or", "and", "maybe", "perhaps", "possibly", "probably", "also", "either", "nor")
 
 
 def _letter(answer, options: str) -> str | None:
     """The option letter a concept answer names, or None when it names none clearly.
 
-    "A", " b ", "(A)", "A)", "a.", "**A**", "Option A", "answer: B) because ...", "B because
-    ...": one letter, perhaps in quotes or brackets, perhaps followed by punctuation (or, after
-    a capital, a space) and words of explanation; "A or B", "A, B" name none. Read by hand in
-    one pass (no regular expression), so any string, however long or odd, costs linear time.
-    """
+    "A", "(b)", "**A**", "Option A", "answer: B) because ...", "B because A is ...": one
+    letter, in quotes or brackets or not, then punctuation (or, after a capital, a space) and
+    any words; a second option right after it ("A or B", "a, c") names none. Read in one
+    pass (no regular expression): any string, however long or odd, costs linear time."""
     if not isinstance(answer, str):
         return None
     text = answer[:LONGEST].strip().strip(MARKS).strip()
-    for prefix in PREFIXES:
-        if text[: len(prefix)].lower() == prefix:
-            text = text[len(prefix) :].lstrip()
-            if text[:1] in (":", "=", "-"):
-                text = text[1:].lstrip()
-            break
-    if text[:1] in ("(", "["):
-        text = text[1:].lstrip()
+    prefix = next((p for p in PREFIXES if text[: len(p)].lower() == p), "")
+    text = text[len(prefix) :].lstrip()
+    text = text[1:].lstrip() if prefix and text[:1] in (":", "=", "-") else text
+    text = text[1:].lstrip() if text[:1] in ("(", "[") else text
     if not text or not ("a" <= text[0].lower() <= "z"):
         return None
     letter, rest = text[0].upper(), text[1:].lstrip()
@@ -40,7 +36,10 @@ def _letter(answer, options: str) -> str | None:
     if rest and rest[0] not in PUNCTUATION and not spaced:
         return None
     words = "".join(c if c.isalpha() else " " for c in rest).split()
-    hedged = [w for w in words[: None if spaced else 1] if len(w) == 1 and w in options]
+    while words and words[0].lower() in HEDGES:
+        words = words[1:]
+    second = words[:1] and len(words[0]) == 1 and words[0].upper() in options
+    hedged = second and (words[0].isupper() or len(words) == 1)  # "B, a matrix": an article
     return letter if letter in options and not hedged else None
 
 
