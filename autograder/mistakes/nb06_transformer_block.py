@@ -89,7 +89,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                  "(h * h).mean(dim=-1, keepdim=True) - mean ** 2"),
             hint="E[h^2] - mean^2 subtracts two large, nearly equal numbers when a token's mean "
                  "is large and its spread small, and float32 loses the variance in the "
-                 "cancellation: centre first, var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)"),
+                 "cancellation: centre first, the variance is the mean of (h - mean) ** 2"),
     mistake(NORM, "mean absolute deviation instead of the variance",
             edit("((h - mean) ** 2).mean", "(h - mean).abs().mean"),
             hint="the variance is the mean of the SQUARED deviations, ((h - mean) ** 2).mean("
