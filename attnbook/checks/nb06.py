@@ -97,18 +97,17 @@ HINT_LAYER_NORM_IN_PLACE = "compute h - mean into a new tensor instead of h -= .
 PROPERTY_DETECTORS = ("HINT_WRITE_IT_YOURSELF",)
 
 
-def _ln_case(case_id: str, call: str, h, gamma, beta, eps: float, expect, then=None) -> Case:
+def _ln_case(case_id: str, call: str, h, gamma, beta, eps: float, expect, **more) -> Case:
     return Case(case_id, call, (h, gamma, beta, eps), expect=expect,
-                shape_hint=HINT_LAYER_NORM_SHAPE, finite=HINT_CONSTANT_TOKEN, scale_free=True,
+                shape_hint=HINT_LAYER_NORM_SHAPE, finite=HINT_CONSTANT_TOKEN,
                 crash_hints=(("must match the size of tensor", HINT_KEEPDIM),),
-                then=then)  # fmt: skip
+                **({"scale_free": True} | more))  # fmt: skip
 
 
 def _row_0_centred(run: CheckRun, case: Case, seen) -> None:
     mean = float(as_array(seen)[0].mean())
-    run.expect_true(
-        abs(mean) < 1e-6, f"{case.call}: row 0 should have mean 0 after normalising; got {mean}"
-    )
+    run.expect_true(abs(mean) < 1e-6, f"{case.call}: row 0 should have mean 0 after "
+                    f"normalising; got {mean}")  # fmt: skip
 
 
 _F64 = torch.float64
@@ -121,6 +120,7 @@ _L3 = f64(2, 3, 5, seed=1, scale=2.0, shift=1.0)
 _L3G, _L3B = f64(5, seed=2, scale=0.5, shift=1.0), f64(5, seed=3)
 _LT, _LL = f64(2, 6, seed=4, scale=0.01), f64(1, 4, 8, seed=5, scale=1e3, shift=1e5)
 _LV, _L32 = f64(7, seed=6), f64(2, 3, 16, seed=7, scale=3.0).float()
+_LO = f64(4, 64, seed=8, shift=1e3).float()  # E[h^2] - mean^2 cancels: float32 loses the var
 
 
 def _plain(n: int, dtype=_F64) -> tuple[torch.Tensor, torch.Tensor]:
@@ -145,6 +145,9 @@ LAYER_NORM_CASES = (
     _ln_case("float32", "layer_norm on a float32 tensor, shape (2, 3, 16), against "
              "torch.nn.LayerNorm", _L32, *_plain(16, torch.float32), 1e-5,
              F.layer_norm(_L32, (16,), eps=1e-5)),
+    _ln_case("offset", "layer_norm on float32 tokens with a large mean and a small spread, h = "
+             "1000 + randn(4, 64), against torch.nn.LayerNorm", _LO, *_plain(64, torch.float32),
+             1e-5, F.layer_norm(_LO.double(), (64,), eps=1e-5).float(), scale_free=False),
     Case("gamma too short", "layer_norm with h (2, 4) and gamma (3,)",
          (torch.zeros(2, 4), torch.ones(3), torch.zeros(4), 1e-5), raises=ValueError,
          mentions=("gamma", "(3,)", "(2, 4)")),
@@ -164,8 +167,9 @@ def _layer_norm_trial(rng: np.random.Generator, seed: int) -> Case:
 
 def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     """LayerNorm written by hand: the table `LAYER_NORM_CASES` (the worked tokens, gamma and
-    beta, a batch against nn.LayerNorm, tiny and large spreads, one token, float32, an input
-    check), then random shapes, scales and eps against the reference."""
+    beta, a batch against nn.LayerNorm, tiny and large spreads, one token, float32, float32
+    with a large mean (E[h^2] - mean^2 cancels), an input check), then random shapes, scales
+    and eps against the reference."""
     run = CheckRun(layer_norm)
     forbid(run, set(_BUILTIN_NORMS), "PyTorch's own normalisation ({used})", HINT_WRITE_IT_YOURSELF)
     run.in_place_hint = HINT_LAYER_NORM_IN_PLACE
@@ -191,20 +195,14 @@ HINT_LINEAR_NAMED = (
 
 def _expect_linear(run: CheckRun, owner: str, module, name: str, d_in: int, d_out: int):
     info = module.info()
-    run.expect_true(
-        is_instance(module, name, nn.Linear, info),
-        f"{owner} has no nn.Linear attribute {name!r} (found "
-        f"{type_name(module, name) or 'NoneType'}).",
-        hint=HINT_LINEAR_NAMED.format(name=name),
-    )
+    run.expect_true(is_instance(module, name, nn.Linear, info), f"{owner} has no nn.Linear "
+                    f"attribute {name!r} (found {type_name(module, name) or 'NoneType'}).",
+                    hint=HINT_LINEAR_NAMED.format(name=name))  # fmt: skip
     params = parameter_shapes(module, info)
     shape = params.get(f"{name}.weight")
-    run.expect_true(
-        shape == (d_out, d_in),
-        f"{owner}.{name}.weight has shape {shape}; expected "
-        f"({d_out}, {d_in}), i.e. nn.Linear({d_in}, {d_out}).",
-        hint=HINT_MLP_WIDTHS,
-    )
+    run.expect_true(shape == (d_out, d_in), f"{owner}.{name}.weight has shape {shape}; expected "
+                    f"({d_out}, {d_in}), i.e. nn.Linear({d_in}, {d_out}).",
+                    hint=HINT_MLP_WIDTHS)  # fmt: skip
     run.expect_true(f"{name}.bias" in params, f"{owner}.{name} has no bias.", hint=HINT_MLP_BIAS)
 
 
@@ -342,10 +340,8 @@ def _expect_same_parameters(
     wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
     if wrong:
         key, got, want = wrong[0]
-        run.fail(
-            f"{owner}: parameter {key} has shape {got}; expected {want}.",
-            hint=HINT_HIDDEN_WIDTH if "mlp" in key else None,
-        )
+        run.fail(f"{owner}: parameter {key} has shape {got}; expected {want}.",
+                 hint=HINT_HIDDEN_WIDTH if "mlp" in key else None)  # fmt: skip
     run.passed += 1
 
 

@@ -234,6 +234,8 @@ HINT_TOP_P_REACHED = ("keep the SMALLEST set that reaches p: a token whose likel
 HINT_ONE_HOT = "temperature 0: a one-hot vector on a most likely token"
 HINT_FILTER_ALONG_LAST_AXIS = "filter along the last axis (dim=-1), whatever the leading axes"
 HINT_FILTER_ROWS = "filter along the last axis, each row on its own"
+HINT_OVERFLOW = ("the third row's logits are near 1000: exp(z) overflows to inf, and inf / inf is "
+                 "NaN; subtract each row's maximum before exp (torch.softmax does)")  # fmt: skip
 HINT_TOP_P_ONE = ("top_p = 1.0, like None, switches the filter off: in float32 the "
                   "running sum reaches 1.0 before the last tokens, which must stay")  # fmt: skip
 
@@ -255,14 +257,13 @@ def _sums_to_one(run: CheckRun, case: Case, seen) -> None:
                     hint=HINT_RENORMALISE)  # fmt: skip
 
 
-def _probs_case(
-    case_id: str, call: str, logits, temperature, top_k, top_p, expect=None, hint=None, probe=None
-) -> Case:
+def _probs_case(case_id: str, call: str, logits, temperature, top_k, top_p, expect=None,
+                hint=None, probe=None, finite=None) -> Case:  # fmt: skip
     if expect is None and probe is None:
         expect = filtered_distribution(logits, temperature, top_k, top_p)
     return Case(case_id, call, (logits, temperature, top_k, top_p), expect=expect,
                 shape=tuple(logits.shape), shape_hint=HINT_PROBS_SHAPE, hint=hint,
-                finite=hint or True, scale_free=True, what="probabilities", probe=probe,
+                finite=finite or hint or True, scale_free=True, what="probabilities", probe=probe,
                 then=_sums_to_one)  # fmt: skip
 
 
@@ -340,7 +341,7 @@ PROBS_CASES = (
                 "top_p=0.7) [two leading axes]", _leading, 1.0, 3, 0.7,
                 hint=HINT_FILTER_ALONG_LAST_AXIS),
     _probs_case("batch", "next_token_probs(logits of shape (3, 4), 1.0, top_k=None, top_p=0.6) "
-                "[a batch]", _batch, 1.0, None, 0.6, hint=HINT_FILTER_ROWS),
+                "[a batch]", _batch, 1.0, None, 0.6, hint=HINT_FILTER_ROWS, finite=HINT_OVERFLOW),
     _probs_case("exact p", "next_token_probs(log of (.5, .25, .25), 1.0, top_k=None, top_p=0.75) "
                 "[.5 + .25 reaches 0.75 exactly: the third token goes]", _EXACT, 1.0, None, 0.75,
                 hint=HINT_TOP_P_REACHED, probe=_one_of(_EXACT.exp() * 4 / 3 * torch.tensor(
@@ -386,10 +387,8 @@ def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarr
     if shape == () and arr.shape == (1,):
         arr = arr.reshape(())
     if arr.shape == (*shape, V):
-        run.fail(
-            f"{call} returned shape {arr.shape}: a distribution, not token ids.",
-            hint=HINT_SAMPLE_IDS,
-        )
+        run.fail(f"{call} returned shape {arr.shape}: a distribution, not token ids.",
+                 hint=HINT_SAMPLE_IDS)  # fmt: skip
     run.expect_shape(call, arr, shape, hint=HINT_SAMPLE_SHAPE)
     integral = arr.dtype.kind in "iu" or np.all(arr == np.round(arr))
     run.expect_true(
@@ -431,6 +430,8 @@ HINT_GLOBAL_GENERATOR = (
     "generator=None means torch's global random state: hand None on to the draw; a generator "
     "made (seeded or not) inside sample_next starts from the same seed and repeats its draw"
 )
+HINT_RESEEDED = ("draw from the generator as it is, never reseed it (manual_seed, or a new one "
+                 "from its initial_seed): each call goes on from the last draw")  # fmt: skip
 HINT_UNFILTERED = (
     "draw from the filtered distribution, next_token_probs(logits, temperature, "
     "top_k, top_p), not from the raw softmax"
@@ -485,11 +486,8 @@ def _random_draws(run: CheckRun, logits, best) -> None:
         first, again = (
             _drawn(run, call, logits, (temperature, top_k, top_p), 5, (64,)) for _ in range(2)
         )
-        run.expect_true(
-            np.array_equal(first, again),
-            f"{call} gave different tokens on two calls with the same seed.",
-            hint=HINT_GENERATOR,
-        )
+        run.expect_true(np.array_equal(first, again), f"{call} gave different tokens on two calls "
+                        "with the same seed.", hint=HINT_GENERATOR)  # fmt: skip
         outside = _outside(filtered_distribution(logits, temperature, top_k, top_p), first)
         run.expect_true(
             not bool(outside.any()),
@@ -498,11 +496,8 @@ def _random_draws(run: CheckRun, logits, best) -> None:
             hint=HINT_UNFILTERED,
         )
         if top_k is None and top_p is None:
-            run.expect_true(
-                not np.array_equal(first, best),
-                f"{call} returned the argmax of every one of 64 rows.",
-                hint=HINT_ALWAYS_ARGMAX,
-            )
+            run.expect_true(not np.array_equal(first, best), f"{call} returned the argmax of every "
+                            "one of 64 rows.", hint=HINT_ALWAYS_ARGMAX)  # fmt: skip
     # Two leading axes: one token per row, the shape of logits without its last axis.
     logits3 = logits.reshape(2, 32, 12)
     call = ("sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
@@ -596,22 +591,24 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
     token = _drawn(run, call, Z.clone(), (0.0, None, None), None, ())
-    run.expect_true(
-        int(token) == 1,
-        f"{call} returned {int(token)}; expected 1 (the argmax).",
-        hint=HINT_SAMPLE_FROM_PROBS,
-    )
+    run.expect_true(int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).",
+                    hint=HINT_SAMPLE_FROM_PROBS)  # fmt: skip
 
     logits = 2.0 * torch.randn(64, 12, generator=torch.Generator().manual_seed(0))  # (64, 12)
     best = logits.argmax(-1).numpy()
     _greedy_settings(run, logits, best)
     _random_draws(run, logits, best)
-    # generator=None draws from torch's global random state: two calls on these 64 rows agree
-    # with probability about 1e-30 (the product over rows of the sum of p squared)
-    call = "sample_next(logits (64, 12), temperature=1.0, generator=None), called twice"
-    first, again = (_drawn(run, call, logits, (1.0, None, None), None, (64,)) for _ in range(2))
-    run.expect_true(not np.array_equal(first, again), f"{call} gave the same 64 tokens twice.",
-                    hint=HINT_GLOBAL_GENERATOR)  # fmt: skip
+    # generator=None draws from torch's global random state, and one seeded generator goes on
+    # drawing: two calls in a row on these 64 rows agree with probability about 1e-30 (the
+    # product over rows of the sum of p squared)
+    for g, name, hint in ((None, "None", HINT_GLOBAL_GENERATOR),
+                          (torch.Generator().manual_seed(5), "g", HINT_RESEEDED)):  # fmt: skip
+        call = f"sample_next(logits (64, 12), temperature=1.0, generator={name}), called twice"
+        args = (logits.clone(), 1.0, None, None, g)  # invoked, not called: g itself, no copy
+        drawn = [_token_ids(run, call, run.invoke(call, lambda a=args: run.func(*a)), (64,), 12)
+                 for _ in range(2)]  # fmt: skip
+        run.expect_true(not np.array_equal(*drawn), f"{call} gave the same 64 tokens twice.",
+                        hint=hint)  # fmt: skip
     _frequencies(run)
     _sample_trials(run, reference, trials)
     run.done()

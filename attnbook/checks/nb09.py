@@ -56,6 +56,8 @@ HINT_SIZES = (
     "(the input), L = len(X); nothing hard-coded from the worked example (2 and 4), "
     "and the output is (L, n), not X's shape (L, m)"
 )
+HINT_SINGULAR = ("A may be singular (A = 0 forgets the past): never invert A; step s_t = A "
+                 "s_{t-1} + B x_t, or double with powers A^2, A^4, ...")  # fmt: skip
 HINT_INTEGER = (
     "the states are real numbers: an integer array (dtype=int) truncates every "
     "value written into it; preallocate with np.zeros((L, n)) (float)"
@@ -118,19 +120,13 @@ def _integer_probe(run: CheckRun, case: Case, S, expected, slips) -> None:
 def _case(case_id: str, call: str, A, B, X, expect=None, hint=HINT_VALUES) -> Case:
     """One call of a recurrence on (A, B, X); its states by the triangular solve unless given
     (a reference trial's come from the reference)."""
-    return Case(
-        case_id,
-        call,
-        (A, B, X),
-        expect=_solve_states(A, B, X) if expect is None else expect,
-        hint=hint,
-        shape_hint=_shape_hint,
-        finite=HINT_STATES_FINITE,
-        crash_hints=(("", HINT_SIZES),),  # a crash: most often a size of the worked example
-        depth=len(X) + 2,  # a product and a sum per step
-        what="states",
-        probe=_integer_probe,
-    )
+    return Case(case_id, call, (A, B, X),
+                expect=_solve_states(A, B, X) if expect is None else expect, hint=hint,
+                shape_hint=_shape_hint, finite=HINT_STATES_FINITE,
+                # A = 0 is singular; any other crash: most often a size of the worked example
+                crash_hints=((("Singular", "singular"), HINT_SINGULAR), ("", HINT_SIZES)),
+                depth=len(X) + 2,  # a product and a sum per step
+                what="states", probe=_integer_probe)  # fmt: skip
 
 
 _rng = np.random.default_rng(9)

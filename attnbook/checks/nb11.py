@@ -700,6 +700,9 @@ SEARCH_CASES = (
       for k, n in [(2, 6), (3, 6), (2, 3)]),
     _search_case("loop", "a model that never ends [the best live prefix after 4 tokens]",
                  lookup_model(LOOP, 8), _SRC, 2, 4, expect=([BOS, K_, K_, K_, K_], 0.9 * 0.6**3)),
+    _search_case("long", "a flat table, each next token about 1/61 likely [30 tokens: the score "
+                 "passes -104 after 27]", lookup_model({t: {n: 1 + n / 100 for n in range(3, 64)}
+                 for t in range(64)}, 64), _SRC, 1, 30),
     _search_case("after end", "the worked tree, with a model that writes <EOS> again after <EOS>",
                  lookup_model({**TREE, EOS: {EOS: 1.0}}, 13), _SRC, 3, 5, alpha=1.0,
                  expect=TREE_BEST[3]),
@@ -746,9 +749,9 @@ def _search_trial(rng: np.random.Generator, seed: int) -> Case:
 
 def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
     """Beam search written by the learner (not the package's): the worked tree and the rules
-    tables, a model that never ends, another end token, random encoder-decoders, the length
-    penalty and two input checks (the table `SEARCH_CASES`), then random settings against
-    the reference."""
+    tables, a model that never ends, a long flat one, another end token, random
+    encoder-decoders, the length penalty and two input checks (the table `SEARCH_CASES`), then
+    random settings against the reference."""
     run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
     used = sorted(borrowed(names_called(beam_search), {"beam_decode", "greedy_decode"}))
     run.expect_true(not used, f"{run.name} calls the package's {used}.",

@@ -82,8 +82,14 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(NORM, "E[h^2] - E[h]: the mean not squared",
             edit("((h - mean) ** 2).mean(dim=-1, keepdim=True)",
                  "(h ** 2).mean(dim=-1, keepdim=True) - mean"),
-            hint="var = E[h^2] - E[h]^2 squares the mean too: (h ** 2).mean(dim=-1, "
-                 "keepdim=True) - mean ** 2, or ((h - mean) ** 2).mean(dim=-1, keepdim=True)"),
+            hint="var = E[h^2] - E[h]^2 squares the mean too; better, centre first (float32 "
+                 "cancels E[h^2] - E[h]^2): ((h - mean) ** 2).mean(dim=-1, keepdim=True)"),
+    mistake(NORM, "variance as E[h^2] - mean^2 (cancels in float32)",
+            edit("((h - mean) ** 2).mean(dim=-1, keepdim=True)",
+                 "(h * h).mean(dim=-1, keepdim=True) - mean ** 2"),
+            hint="E[h^2] - mean^2 subtracts two large, nearly equal numbers when a token's mean "
+                 "is large and its spread small, and float32 loses the variance in the "
+                 "cancellation: centre first, the variance is the mean of (h - mean) ** 2"),
     mistake(NORM, "mean absolute deviation instead of the variance",
             edit("((h - mean) ** 2).mean", "(h - mean).abs().mean"),
             hint="the variance is the mean of the SQUARED deviations, ((h - mean) ** 2).mean("
@@ -114,11 +120,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         mean = torch.mean(h, dim=-1, keepdim=True)
         var = torch.var(h, dim=-1, unbiased=False, keepdim=True)
         return (h - mean) * torch.rsqrt(var + eps) * gamma + beta"""),
-    alternative(NORM, "E[h^2] - E[h]^2 and correction=0 spelled out", """
+    alternative(NORM, "E[h^2] - E[h]^2 in float64 and correction=0 spelled out", """
         d = h.shape[-1]
-        mean = h.sum(dim=-1, keepdim=True) / d
-        var = (h * h).sum(dim=-1, keepdim=True) / d - mean ** 2
-        normalised = (h - mean) / (var + eps) ** 0.5
+        x = h.double()  # in float32, E[h^2] - E[h]^2 cancels for a large mean
+        mean = x.sum(dim=-1, keepdim=True) / d
+        var = (x * x).sum(dim=-1, keepdim=True) / d - mean ** 2
+        normalised = ((x - mean) / (var + eps) ** 0.5).to(h.dtype)
         return normalised * gamma.reshape(*([1] * (h.dim() - 1)), d) + beta"""),
     alternative(NORM, "var_mean with correction=0, eps folded into the mean", """
         var, mean = torch.var_mean(h, dim=-1, keepdim=True, correction=0)

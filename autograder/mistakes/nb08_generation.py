@@ -146,6 +146,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         start = len(prompt_ids)
         return sum(log_probs[start + i - 1, int(w)] for i, w in enumerate(continuation_ids))"""),
     # -- next_token_probs --------------------------------------------------------------------------
+    mistake(PROBS, "softmax written by hand without the row maximum (overflows)",
+            edit("probs = torch.softmax(z, dim=-1)",
+                 "e = torch.exp(z)\nprobs = e / e.sum(dim=-1, keepdim=True)"),
+            hint="exp(z) overflows to inf for logits near 1000 (inf / inf is NaN): use "
+                 "torch.softmax(z, dim=-1), or subtract each row's maximum before exp"),
     mistake(PROBS, "top-p drops the token that crosses p", [
         edit("dim=-1),", "-1),"), edit("int(top_k)", "top_k"),
         edit("before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs",
@@ -498,6 +503,14 @@ MISTAKES, ALTERNATIVES = catalogue([
             insert_before("if temperature == 0:", "if generator is None:\n"
                           "    generator = torch.Generator().manual_seed(0)"),
             detects=nb08.HINT_GLOBAL_GENERATOR),
+    mistake(SAMPLE, "the caller's generator reseeded to its initial seed at each call",
+            insert_before("draws = torch.multinomial(", "if generator is not None:\n"
+                          "    generator.manual_seed(generator.initial_seed())"),
+            detects=nb08.HINT_RESEEDED),
+    mistake(SAMPLE, "a new generator seeded from the caller's initial seed at each call",
+            insert_before("draws = torch.multinomial(", "if generator is not None:\n    generator "
+                          "= torch.Generator().manual_seed(generator.initial_seed())"),
+            detects=nb08.HINT_RESEEDED),
     alternative(SAMPLE, "inverse CDF with torch.rand", """
         if temperature == 0:
             return logits.argmax(dim=-1)

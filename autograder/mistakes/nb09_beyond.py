@@ -83,6 +83,15 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("s = np.zeros(A.shape[0])", "U = B @ X.T  # (n, L)\ns = np.zeros(A.shape[0])"),
         edit("x_t in X", "u in U"), edit("B @ x_t", "u"), edit(".reshape(len(X), A.shape[0])", ""),
     ], detects=nb09.HINT_SIZES),
+    mistake(RECURRENCE, "closed form through A's inverse, A^t sum_j A^-j B x_j", """
+        n = A.shape[0]
+        A_inv = np.linalg.inv(A)
+        total, power, inverse_power, out = np.zeros(n), np.eye(n), np.eye(n), []
+        for x_t in X:
+            total = total + inverse_power @ (B @ x_t)
+            out.append(power @ total)
+            power, inverse_power = A @ power, inverse_power @ A_inv
+        return np.array(out).reshape(len(X), n)""", detects=nb09.HINT_SINGULAR),
     alternative(RECURRENCE, "preallocated array and index loop", """
         L, n = X.shape[0], A.shape[0]
         S = np.zeros((L, n))
@@ -153,6 +162,13 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "A_t, B_t, X_t = (torch.tensor(v.tolist()) for v in (A, B, X))  # float32"),
         edit(", dtype=torch.float64", "")], like="torch tensors"),
     # -- linear_recurrence_parallel ----------------------------------------------------------------
+    mistake(PARALLEL, "cumulative sum of A^-t B x_t, times A^t", """
+        n, L = A.shape[0], len(X)
+        A_inv, U = np.linalg.inv(A), X @ B.T
+        terms = [np.linalg.matrix_power(A_inv, t) @ U[t] for t in range(L)]
+        C = np.cumsum(np.array(terms).reshape(L, n), axis=0)
+        return np.array([np.linalg.matrix_power(A, t) @ C[t] for t in range(L)]).reshape(L, n)""",
+            detects=nb09.HINT_SINGULAR),
     mistake(PARALLEL, "A^(t-j+1): one power too many",
             edit("(A ** (t - j)", "np.linalg.matrix_power(A, t - j + 1"),
             hint=HINT_ORDER, like="elementwise powers A ** k"),

@@ -253,6 +253,12 @@ MISTAKES = [
         "best = per_row.flatten()[:beam_size]\n"
         "flat = (cols + torch.arange(len(total))[:, None] * total.shape[1]).flatten()[:beam_size]"),
             detects=nb11.HINT_SEARCH),
+    mistake("beam_search", "scores kept as probabilities (exp, product, log)",
+            edit("total = scores[:, None] + torch.log_softmax(logits, dim=-1)",
+                 "total = torch.log(scores.exp()[:, None] * torch.softmax(logits, dim=-1))"),
+            hint="keep the running scores as summed log-probabilities, scores[:, None] + "
+                 "torch.log_softmax(logits, dim=-1): a product of probabilities underflows to 0 "
+                 "in float32 once the score passes about -104 (log 0 = -inf)"),
     mistake("beam_search", "raw logits added",
             edit("+ torch.log_softmax(logits, dim=-1)", "+ logits"),
             detects=nb11.HINT_SCORE_POSITIVE),

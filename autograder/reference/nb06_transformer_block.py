@@ -364,8 +364,19 @@ def _slip_layer_norm_14(h, gamma, beta, eps=1e-05):
     var = (h ** 2).mean(dim=-1, keepdim=True) - mean
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
-# layer_norm: mean absolute deviation instead of the variance
+# layer_norm: variance as E[h^2] - mean^2 (cancels in float32)
 def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = (h * h).mean(dim=-1, keepdim=True) - mean ** 2
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: mean absolute deviation instead of the variance
+def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -376,7 +387,7 @@ def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: divided by the L2 norm of the centred token
-def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -386,7 +397,7 @@ def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
     return gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps) + beta
 
 # layer_norm: beta added before scaling by gamma
-def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -397,7 +408,7 @@ def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
     return gamma * ((h - mean) / torch.sqrt(var + eps) + beta)
 
 # layer_norm: calls PyTorch's own layer norm
-def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -406,7 +417,7 @@ def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
     return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)
 
 # layer_norm: variance over a hard-coded dim=1 (right for 2-D only)
-def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -417,7 +428,7 @@ def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: variance divided by h.shape[0] instead of d
-def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_21(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -428,7 +439,7 @@ def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: eps added after the division
-def _slip_layer_norm_21(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_22(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -439,7 +450,7 @@ def _slip_layer_norm_21(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var) + eps + beta
 
 # layer_norm: subtracts the mean with a sign slip (h + mean)
-def _slip_layer_norm_22(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_23(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -2828,15 +2839,16 @@ SLIPS = {
         ('changes h in place', 'compute h - mean into a new tensor instead of h -= ...', _slip_layer_norm_11),
         ('statistics over a hard-coded dim=1', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_12),
         ('variance of h around zero (mean of h^2)', "the variance is the mean squared deviation from the token's mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)", _slip_layer_norm_13),
-        ('E[h^2] - E[h]: the mean not squared', 'var = E[h^2] - E[h]^2 squares the mean too: (h ** 2).mean(dim=-1, keepdim=True) - mean ** 2, or ((h - mean) ** 2).mean(dim=-1, keepdim=True)', _slip_layer_norm_14),
-        ('mean absolute deviation instead of the variance', 'the variance is the mean of the SQUARED deviations, ((h - mean) ** 2).mean(dim=-1, keepdim=True), not the mean absolute deviation |h - mean|', _slip_layer_norm_15),
-        ('divided by the L2 norm of the centred token', 'the variance is the mean, not the sum, of the squared deviations: divide by d', _slip_layer_norm_16),
-        ('beta added before scaling by gamma', 'finish with gamma * normalised + beta: scale first, then shift', _slip_layer_norm_17),
-        ("calls PyTorch's own layer norm", 'write the mean, the variance and the normalisation yourself; the checks compare with torch.nn.LayerNorm for you', _slip_layer_norm_18),
-        ('variance over a hard-coded dim=1 (right for 2-D only)', 'take both the mean and the variance over the last axis, dim=-1: dim=1 is the token axis once h has a batch axis', _slip_layer_norm_19),
-        ('variance divided by h.shape[0] instead of d', 'the variance is the mean over the d features: divide the sum by h.shape[-1] (or use .mean(dim=-1))', _slip_layer_norm_20),
-        ('eps added after the division', 'a token whose features are all equal has variance 0: eps inside the square root, sqrt(var + eps), keeps it finite', _slip_layer_norm_21),
-        ('subtracts the mean with a sign slip (h + mean)', 'centre each token: h - mean, then divide by sqrt(var + eps)', _slip_layer_norm_22),
+        ('E[h^2] - E[h]: the mean not squared', 'var = E[h^2] - E[h]^2 squares the mean too; better, centre first (float32 cancels E[h^2] - E[h]^2): ((h - mean) ** 2).mean(dim=-1, keepdim=True)', _slip_layer_norm_14),
+        ('variance as E[h^2] - mean^2 (cancels in float32)', "E[h^2] - mean^2 subtracts two large, nearly equal numbers when a token's mean is large and its spread small, and float32 loses the variance in the cancellation: centre first, the variance is the mean of (h - mean) ** 2", _slip_layer_norm_15),
+        ('mean absolute deviation instead of the variance', 'the variance is the mean of the SQUARED deviations, ((h - mean) ** 2).mean(dim=-1, keepdim=True), not the mean absolute deviation |h - mean|', _slip_layer_norm_16),
+        ('divided by the L2 norm of the centred token', 'the variance is the mean, not the sum, of the squared deviations: divide by d', _slip_layer_norm_17),
+        ('beta added before scaling by gamma', 'finish with gamma * normalised + beta: scale first, then shift', _slip_layer_norm_18),
+        ("calls PyTorch's own layer norm", 'write the mean, the variance and the normalisation yourself; the checks compare with torch.nn.LayerNorm for you', _slip_layer_norm_19),
+        ('variance over a hard-coded dim=1 (right for 2-D only)', 'take both the mean and the variance over the last axis, dim=-1: dim=1 is the token axis once h has a batch axis', _slip_layer_norm_20),
+        ('variance divided by h.shape[0] instead of d', 'the variance is the mean over the d features: divide the sum by h.shape[-1] (or use .mean(dim=-1))', _slip_layer_norm_21),
+        ('eps added after the division', 'a token whose features are all equal has variance 0: eps inside the square root, sqrt(var + eps), keeps it finite', _slip_layer_norm_22),
+        ('subtracts the mean with a sign slip (h + mean)', 'centre each token: h - mean, then divide by sqrt(var + eps)', _slip_layer_norm_23),
     ],
     'MLP': [
         ('tanh approximation of GELU', "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default approximate='none'", _slip_MLP_0),

@@ -373,8 +373,29 @@ def _slip_sequence_log_prob_12(model, prompt_ids, continuation_ids):
     rows = log_probs[len(prompt_ids) - 1:-1]
     return rows.gather(1, continuation_ids[:, None]).sum()
 
-# next_token_probs: top-p drops the token that crosses p
+# next_token_probs: softmax written by hand without the row maximum (overflows)
 def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    require_sampling(temperature, top_k, top_p)
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    e = torch.exp(z)
+    probs = e / e.sum(dim=-1, keepdim=True)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-p drops the token that crosses p
+def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -394,7 +415,7 @@ def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p keeps a token once p is reached exactly (before > top_p)
-def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -414,7 +435,7 @@ def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p filter applied at top_p = 1.0 too
-def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -434,7 +455,7 @@ def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature applied to the probabilities
-def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -455,7 +476,7 @@ def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature applied to the probabilities, softmax again
-def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -469,7 +490,7 @@ def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: softmax before top-k, zeros not renormalised
-def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -488,7 +509,7 @@ def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: removed logits filled with 0 instead of -inf
-def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -508,7 +529,7 @@ def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p without renormalising
-def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -527,7 +548,7 @@ def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: cumulative sum in vocabulary order
-def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -545,7 +566,7 @@ def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: returned in sorted order
-def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -564,7 +585,7 @@ def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p set chosen before the temperature
-def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -583,7 +604,7 @@ def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(z / temperature, dim=-1)
 
 # next_token_probs: temperature 0 divides by zero
-def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -601,7 +622,7 @@ def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k keeps the k smallest
-def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -614,7 +635,7 @@ def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(z, dim=-1)
 
 # next_token_probs: logits multiplied by the temperature
-def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -623,7 +644,7 @@ def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(logits * temperature, dim=-1)
 
 # next_token_probs: top-p applied before top-k
-def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -642,7 +663,7 @@ def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     return torch.softmax(z, dim=-1)
 
 # next_token_probs: top-k keeps k + 1 (sorted values indexed at k)
-def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -662,7 +683,7 @@ def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k threshold from torch.kthvalue (the k-th SMALLEST)
-def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -682,7 +703,7 @@ def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top_k larger than the vocabulary crashes torch.topk
-def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -702,7 +723,7 @@ def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p sorted ascending
-def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -722,7 +743,7 @@ def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p along dim=1 (right for (B, V) only)
-def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -749,7 +770,7 @@ def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: logits divided by the temperature in place (logits /= T)
-def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -770,7 +791,7 @@ def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k mask written in place (masked_fill_) on the logits
-def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -790,7 +811,7 @@ def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: k-th value without keepdim (right for one row only)
-def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -810,7 +831,7 @@ def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: softmax over dim=0 (right for one row only)
-def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_24(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -830,7 +851,7 @@ def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top_k = 0 taken as a filter (if top_k is not None)
-def _slip_next_token_probs_24(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_25(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -850,7 +871,7 @@ def _slip_next_token_probs_24(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature 0 returns the argmax id, not a one-hot row
-def _slip_next_token_probs_25(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_26(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     require_sampling(temperature, top_k, top_p)
@@ -1571,32 +1592,33 @@ SLIPS = {
         ('prompt and continuation given to the model as a batch of 1-D', 'score prompt and continuation in one pass: their ids joined into a batch of one are (1, L) and model(ids) is (1, L, V); take every length from the arguments (len(prompt_ids), len(continuation_ids))', _slip_sequence_log_prob_12),
     ],
     'next_token_probs': [
-        ('top-p drops the token that crosses p', 'keep the token that crosses p: a token stays when the probability of the likelier tokens before it is still below p', _slip_next_token_probs_0),
-        ('top-p keeps a token once p is reached exactly (before > top_p)', 'keep the SMALLEST set that reaches p: a token whose likelier tokens already sum to exactly p is dropped (drop it when before >= top_p)', _slip_next_token_probs_1),
-        ('top-p filter applied at top_p = 1.0 too', 'top_p = 1.0, like None, switches the filter off: in float32 the running sum reaches 1.0 before the last tokens, which must stay', _slip_next_token_probs_2),
-        ('temperature applied to the probabilities', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_3),
-        ('temperature applied to the probabilities, softmax again', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_4),
-        ('softmax before top-k, zeros not renormalised', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_5),
-        ('removed logits filled with 0 instead of -inf', "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0", _slip_next_token_probs_6),
-        ('top-p without renormalising', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_7),
-        ('cumulative sum in vocabulary order', 'sort the probabilities in decreasing order before the cumulative sum, then put the result back in vocabulary order', _slip_next_token_probs_8),
-        ('returned in sorted order', 'scatter the kept probabilities back to their token ids (the order returned by torch.sort)', _slip_next_token_probs_9),
-        ('top-p set chosen before the temperature', 'apply the temperature first, then the filters', _slip_next_token_probs_10),
-        ('temperature 0 divides by zero', 'temperature 0 means argmax: return a one-hot vector, do not divide by 0', _slip_next_token_probs_11),
-        ('top-k keeps the k smallest', 'keep the k largest logits (torch.topk returns the largest)', _slip_next_token_probs_12),
-        ('logits multiplied by the temperature', 'divide the logits by the temperature', _slip_next_token_probs_13),
-        ('top-p applied before top-k', 'apply top-k first, renormalise, then choose the top-p set from those renormalised probabilities', _slip_next_token_probs_14),
-        ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', _slip_next_token_probs_15),
-        ('top-k threshold from torch.kthvalue (the k-th SMALLEST)', 'torch.kthvalue counts from the smallest: the k-th largest of V logits is torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)', _slip_next_token_probs_16),
-        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_17),
-        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_18),
-        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_19),
-        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_20),
-        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_21),
-        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_22),
-        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_23),
-        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_24),
-        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_25),
+        ('softmax written by hand without the row maximum (overflows)', "exp(z) overflows to inf for logits near 1000 (inf / inf is NaN): use torch.softmax(z, dim=-1), or subtract each row's maximum before exp", _slip_next_token_probs_0),
+        ('top-p drops the token that crosses p', 'keep the token that crosses p: a token stays when the probability of the likelier tokens before it is still below p', _slip_next_token_probs_1),
+        ('top-p keeps a token once p is reached exactly (before > top_p)', 'keep the SMALLEST set that reaches p: a token whose likelier tokens already sum to exactly p is dropped (drop it when before >= top_p)', _slip_next_token_probs_2),
+        ('top-p filter applied at top_p = 1.0 too', 'top_p = 1.0, like None, switches the filter off: in float32 the running sum reaches 1.0 before the last tokens, which must stay', _slip_next_token_probs_3),
+        ('temperature applied to the probabilities', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_4),
+        ('temperature applied to the probabilities, softmax again', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', _slip_next_token_probs_5),
+        ('softmax before top-k, zeros not renormalised', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_6),
+        ('removed logits filled with 0 instead of -inf', "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0", _slip_next_token_probs_7),
+        ('top-p without renormalising', 'renormalise so that the kept probabilities sum to 1', _slip_next_token_probs_8),
+        ('cumulative sum in vocabulary order', 'sort the probabilities in decreasing order before the cumulative sum, then put the result back in vocabulary order', _slip_next_token_probs_9),
+        ('returned in sorted order', 'scatter the kept probabilities back to their token ids (the order returned by torch.sort)', _slip_next_token_probs_10),
+        ('top-p set chosen before the temperature', 'apply the temperature first, then the filters', _slip_next_token_probs_11),
+        ('temperature 0 divides by zero', 'temperature 0 means argmax: return a one-hot vector, do not divide by 0', _slip_next_token_probs_12),
+        ('top-k keeps the k smallest', 'keep the k largest logits (torch.topk returns the largest)', _slip_next_token_probs_13),
+        ('logits multiplied by the temperature', 'divide the logits by the temperature', _slip_next_token_probs_14),
+        ('top-p applied before top-k', 'apply top-k first, renormalise, then choose the top-p set from those renormalised probabilities', _slip_next_token_probs_15),
+        ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', _slip_next_token_probs_16),
+        ('top-k threshold from torch.kthvalue (the k-th SMALLEST)', 'torch.kthvalue counts from the smallest: the k-th largest of V logits is torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)', _slip_next_token_probs_17),
+        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_18),
+        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_19),
+        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_20),
+        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_21),
+        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_22),
+        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_23),
+        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_24),
+        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_25),
+        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_26),
     ],
     'generate': [
         ('finished made as floats (torch.zeros(B))', 'keep finished a bool tensor (torch.zeros(B, dtype=torch.bool)): a condition', _slip_generate_0),

@@ -375,8 +375,41 @@ def _slip_linear_recurrence_17(A, B, X):
         states.append(s)
     return np.array(states)
 
-# linear_recurrence_parallel: A^(t-j+1): one power too many
+# linear_recurrence: closed form through A's inverse, A^t sum_j A^-j B x_j
+def _slip_linear_recurrence_18(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    n = A.shape[0]
+    A_inv = np.linalg.inv(A)
+    total, power, inverse_power, out = (np.zeros(n), np.eye(n), np.eye(n), [])
+    for x_t in X:
+        total = total + inverse_power @ (B @ x_t)
+        out.append(power @ total)
+        power, inverse_power = (A @ power, inverse_power @ A_inv)
+    return np.array(out).reshape(len(X), n)
+
+# linear_recurrence_parallel: cumulative sum of A^-t B x_t, times A^t
 def _slip_linear_recurrence_parallel_0(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    n, L = (A.shape[0], len(X))
+    A_inv, U = (np.linalg.inv(A), X @ B.T)
+    terms = [np.linalg.matrix_power(A_inv, t) @ U[t] for t in range(L)]
+    C = np.cumsum(np.array(terms).reshape(L, n), axis=0)
+    return np.array([np.linalg.matrix_power(A, t) @ C[t] for t in range(L)]).reshape(L, n)
+
+# linear_recurrence_parallel: A^(t-j+1): one power too many
+def _slip_linear_recurrence_parallel_1(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -393,7 +426,7 @@ def _slip_linear_recurrence_parallel_0(A, B, X):
     return S
 
 # linear_recurrence_parallel: elementwise powers A ** k
-def _slip_linear_recurrence_parallel_1(A, B, X):
+def _slip_linear_recurrence_parallel_2(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -410,7 +443,7 @@ def _slip_linear_recurrence_parallel_1(A, B, X):
     return S
 
 # linear_recurrence_parallel: sum over j < t only (diagonal term missing)
-def _slip_linear_recurrence_parallel_2(A, B, X):
+def _slip_linear_recurrence_parallel_3(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -424,7 +457,7 @@ def _slip_linear_recurrence_parallel_2(A, B, X):
     return np.array([sum((powers[t - j] @ U[j] for j in range(t)), np.zeros(A.shape[0])) for t in range(L)])
 
 # linear_recurrence_parallel: A^j instead of A^(t-j)
-def _slip_linear_recurrence_parallel_3(A, B, X):
+def _slip_linear_recurrence_parallel_4(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -438,7 +471,7 @@ def _slip_linear_recurrence_parallel_3(A, B, X):
     return np.array([sum((powers[j] @ U[j] for j in range(t + 1))) for t in range(L)])
 
 # linear_recurrence_parallel: two-sided convolution (future inputs)
-def _slip_linear_recurrence_parallel_4(A, B, X):
+def _slip_linear_recurrence_parallel_5(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -452,7 +485,7 @@ def _slip_linear_recurrence_parallel_4(A, B, X):
     return np.array([sum((powers[abs(t - j)] @ U[j] for j in range(L))) for t in range(L)])
 
 # linear_recurrence_parallel: scan that moves blocks with A instead of A^offset
-def _slip_linear_recurrence_parallel_5(A, B, X):
+def _slip_linear_recurrence_parallel_6(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -468,7 +501,7 @@ def _slip_linear_recurrence_parallel_5(A, B, X):
     return S
 
 # linear_recurrence_parallel: scan with A not transposed for row states
-def _slip_linear_recurrence_parallel_6(A, B, X):
+def _slip_linear_recurrence_parallel_7(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -485,7 +518,7 @@ def _slip_linear_recurrence_parallel_6(A, B, X):
     return S
 
 # linear_recurrence_parallel: calls the step-by-step loop
-def _slip_linear_recurrence_parallel_7(A, B, X):
+def _slip_linear_recurrence_parallel_8(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -496,7 +529,7 @@ def _slip_linear_recurrence_parallel_7(A, B, X):
     return linear_recurrence(A, B, X)
 
 # linear_recurrence_parallel: convolution run backwards (inputs j >= t)
-def _slip_linear_recurrence_parallel_8(A, B, X):
+def _slip_linear_recurrence_parallel_9(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -510,7 +543,7 @@ def _slip_linear_recurrence_parallel_8(A, B, X):
     return np.array([sum((powers[j - t] @ U[j] for j in range(t, L))) for t in range(L)])
 
 # linear_recurrence_parallel: scan rows updated in place
-def _slip_linear_recurrence_parallel_9(A, B, X):
+def _slip_linear_recurrence_parallel_10(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -528,7 +561,7 @@ def _slip_linear_recurrence_parallel_9(A, B, X):
     return S
 
 # linear_recurrence_parallel: scan squares the power too early
-def _slip_linear_recurrence_parallel_10(A, B, X):
+def _slip_linear_recurrence_parallel_11(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -545,7 +578,7 @@ def _slip_linear_recurrence_parallel_10(A, B, X):
     return S
 
 # linear_recurrence_parallel: scan stops a round early
-def _slip_linear_recurrence_parallel_11(A, B, X):
+def _slip_linear_recurrence_parallel_12(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -562,7 +595,7 @@ def _slip_linear_recurrence_parallel_11(A, B, X):
     return S
 
 # linear_recurrence_parallel: scan power grows by A (power @ A) each round
-def _slip_linear_recurrence_parallel_12(A, B, X):
+def _slip_linear_recurrence_parallel_13(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -579,7 +612,7 @@ def _slip_linear_recurrence_parallel_12(A, B, X):
     return S
 
 # linear_recurrence_parallel: scan rounds counted with int(log2 L) (floor)
-def _slip_linear_recurrence_parallel_13(A, B, X):
+def _slip_linear_recurrence_parallel_14(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -596,7 +629,7 @@ def _slip_linear_recurrence_parallel_13(A, B, X):
     return S
 
 # linear_recurrence_parallel: power squared in place (power @= power changes A)
-def _slip_linear_recurrence_parallel_14(A, B, X):
+def _slip_linear_recurrence_parallel_15(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -613,7 +646,7 @@ def _slip_linear_recurrence_parallel_14(A, B, X):
     return S
 
 # linear_recurrence_parallel: powers precomputed for the worked example's L = 4
-def _slip_linear_recurrence_parallel_15(A, B, X):
+def _slip_linear_recurrence_parallel_16(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -627,7 +660,7 @@ def _slip_linear_recurrence_parallel_15(A, B, X):
     return np.array([sum((powers[t - j] @ U[j] for j in range(t + 1))) for t in range(L)])
 
 # linear_recurrence_parallel: inputs used without B (S = X.copy())
-def _slip_linear_recurrence_parallel_16(A, B, X):
+def _slip_linear_recurrence_parallel_17(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -644,7 +677,7 @@ def _slip_linear_recurrence_parallel_16(A, B, X):
     return S
 
 # linear_recurrence_parallel: scan subtracts the moved block
-def _slip_linear_recurrence_parallel_17(A, B, X):
+def _slip_linear_recurrence_parallel_18(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -661,7 +694,7 @@ def _slip_linear_recurrence_parallel_17(A, B, X):
     return S
 
 # linear_recurrence_parallel: scan moves blocks one row too far (lag + 1)
-def _slip_linear_recurrence_parallel_18(A, B, X):
+def _slip_linear_recurrence_parallel_19(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -678,7 +711,7 @@ def _slip_linear_recurrence_parallel_18(A, B, X):
     return S
 
 # linear_recurrence_parallel: B on the wrong side (X @ B) in a convolution
-def _slip_linear_recurrence_parallel_19(A, B, X):
+def _slip_linear_recurrence_parallel_20(A, B, X):
     A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
     require_ndim('A', A, 2, '(n, n)')
     require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
@@ -713,27 +746,29 @@ SLIPS = {
         ("loop over range(4), the worked example's length", "one row per time step t and one column per state entry: (L, n). take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_15),
         ('output preallocated as an integer array', 'the states are real numbers: an integer array (dtype=int) truncates every value written into it; preallocate with np.zeros((L, n)) (float)', _slip_linear_recurrence_16),
         ('loop over the columns of B @ X.T instead of its rows', "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_17),
+        ("closed form through A's inverse, A^t sum_j A^-j B x_j", 'A may be singular (A = 0 forgets the past): never invert A; step s_t = A s_{t-1} + B x_t, or double with powers A^2, A^4, ...', _slip_linear_recurrence_18),
     ],
     'linear_recurrence_parallel': [
-        ('A^(t-j+1): one power too many', 'the new state is A s_{t-1} + B x_t: A multiplies the previous state only, so x_j reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many', _slip_linear_recurrence_parallel_0),
-        ('elementwise powers A ** k', 'A ** k raises each ENTRY to the power k (and A ** 0 is all ones); the matrix power is np.linalg.matrix_power(A, k) or repeated A @ ...', _slip_linear_recurrence_parallel_1),
-        ('sum over j < t only (diagonal term missing)', 'j runs up to and including t: the j = t term is A^0 B x_t = B x_t', _slip_linear_recurrence_parallel_2),
-        ('A^j instead of A^(t-j)', 'the power counts the steps from j to t: A^(t-j), not A^j', _slip_linear_recurrence_parallel_3),
-        ('two-sided convolution (future inputs)', 's_t may only depend on inputs x_j with j <= t: no future input', _slip_linear_recurrence_parallel_4),
-        ('scan that moves blocks with A instead of A^offset', 'in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after each round', _slip_linear_recurrence_parallel_5),
-        ('scan with A not transposed for row states', 'with states as column vectors the update is A @ s; s @ A (a row vector times A) computes A.T @ s', _slip_linear_recurrence_parallel_6),
-        ('calls the step-by-step loop', 'the parallel form must not call linear_recurrence (the step-by-step loop): build it from the powers of A (a convolution) or a doubling scan', _slip_linear_recurrence_parallel_7),
-        ('convolution run backwards (inputs j >= t)', 's_t may only depend on inputs x_j with j <= t: no future input', _slip_linear_recurrence_parallel_8),
-        ('scan rows updated in place', 'compute every row of a round from the states of the PREVIOUS round: build the new S from the old one (np.concatenate or a copy), not row by row in place', _slip_linear_recurrence_parallel_9),
-        ('scan squares the power too early', 'in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after each round', _slip_linear_recurrence_parallel_10),
-        ('scan stops a round early', 'keep doubling while offset < L: after the last round every row must have gathered all of its past inputs', _slip_linear_recurrence_parallel_11),
-        ('scan power grows by A (power @ A) each round', 'in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after each round (power @ power, not power @ A)', _slip_linear_recurrence_parallel_12),
-        ('scan rounds counted with int(log2 L) (floor)', 'keep doubling while offset < L: after the last round every row must have gathered all of its past inputs', _slip_linear_recurrence_parallel_13),
-        ('power squared in place (power @= power changes A)', 'compute new arrays (s = A @ s + ...) instead of writing into A, B or X', _slip_linear_recurrence_parallel_14),
-        ("powers precomputed for the worked example's L = 4", "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_parallel_15),
-        ('inputs used without B (S = X.copy())', 'map each input into the state with B: the term is B @ x_t, shape (n,)', _slip_linear_recurrence_parallel_16),
-        ('scan subtracts the moved block', 'follow the worked example row by row: s_0 = B x_0 = (1, 1), s_1 = A s_0 + B x_1 = (1.5, 2.5), s_2 = A s_1 = (3.25, 1.25)', _slip_linear_recurrence_parallel_17),
-        ('scan moves blocks one row too far (lag + 1)', 'follow the worked example row by row: s_0 = B x_0 = (1, 1), s_1 = A s_0 + B x_1 = (1.5, 2.5), s_2 = A s_1 = (3.25, 1.25)', _slip_linear_recurrence_parallel_18),
-        ('B on the wrong side (X @ B) in a convolution', 'B has shape (n, m), so the input term is B @ x_t (not x_t @ B)', _slip_linear_recurrence_parallel_19),
+        ('cumulative sum of A^-t B x_t, times A^t', 'A may be singular (A = 0 forgets the past): never invert A; step s_t = A s_{t-1} + B x_t, or double with powers A^2, A^4, ...', _slip_linear_recurrence_parallel_0),
+        ('A^(t-j+1): one power too many', 'the new state is A s_{t-1} + B x_t: A multiplies the previous state only, so x_j reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many', _slip_linear_recurrence_parallel_1),
+        ('elementwise powers A ** k', 'A ** k raises each ENTRY to the power k (and A ** 0 is all ones); the matrix power is np.linalg.matrix_power(A, k) or repeated A @ ...', _slip_linear_recurrence_parallel_2),
+        ('sum over j < t only (diagonal term missing)', 'j runs up to and including t: the j = t term is A^0 B x_t = B x_t', _slip_linear_recurrence_parallel_3),
+        ('A^j instead of A^(t-j)', 'the power counts the steps from j to t: A^(t-j), not A^j', _slip_linear_recurrence_parallel_4),
+        ('two-sided convolution (future inputs)', 's_t may only depend on inputs x_j with j <= t: no future input', _slip_linear_recurrence_parallel_5),
+        ('scan that moves blocks with A instead of A^offset', 'in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after each round', _slip_linear_recurrence_parallel_6),
+        ('scan with A not transposed for row states', 'with states as column vectors the update is A @ s; s @ A (a row vector times A) computes A.T @ s', _slip_linear_recurrence_parallel_7),
+        ('calls the step-by-step loop', 'the parallel form must not call linear_recurrence (the step-by-step loop): build it from the powers of A (a convolution) or a doubling scan', _slip_linear_recurrence_parallel_8),
+        ('convolution run backwards (inputs j >= t)', 's_t may only depend on inputs x_j with j <= t: no future input', _slip_linear_recurrence_parallel_9),
+        ('scan rows updated in place', 'compute every row of a round from the states of the PREVIOUS round: build the new S from the old one (np.concatenate or a copy), not row by row in place', _slip_linear_recurrence_parallel_10),
+        ('scan squares the power too early', 'in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after each round', _slip_linear_recurrence_parallel_11),
+        ('scan stops a round early', 'keep doubling while offset < L: after the last round every row must have gathered all of its past inputs', _slip_linear_recurrence_parallel_12),
+        ('scan power grows by A (power @ A) each round', 'in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after each round (power @ power, not power @ A)', _slip_linear_recurrence_parallel_13),
+        ('scan rounds counted with int(log2 L) (floor)', 'keep doubling while offset < L: after the last round every row must have gathered all of its past inputs', _slip_linear_recurrence_parallel_14),
+        ('power squared in place (power @= power changes A)', 'compute new arrays (s = A @ s + ...) instead of writing into A, B or X', _slip_linear_recurrence_parallel_15),
+        ("powers precomputed for the worked example's L = 4", "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] (the input), L = len(X); nothing hard-coded from the worked example (2 and 4), and the output is (L, n), not X's shape (L, m)", _slip_linear_recurrence_parallel_16),
+        ('inputs used without B (S = X.copy())', 'map each input into the state with B: the term is B @ x_t, shape (n,)', _slip_linear_recurrence_parallel_17),
+        ('scan subtracts the moved block', 'follow the worked example row by row: s_0 = B x_0 = (1, 1), s_1 = A s_0 + B x_1 = (1.5, 2.5), s_2 = A s_1 = (3.25, 1.25)', _slip_linear_recurrence_parallel_18),
+        ('scan moves blocks one row too far (lag + 1)', 'follow the worked example row by row: s_0 = B x_0 = (1, 1), s_1 = A s_0 + B x_1 = (1.5, 2.5), s_2 = A s_1 = (3.25, 1.25)', _slip_linear_recurrence_parallel_19),
+        ('B on the wrong side (X @ B) in a convolution', 'B has shape (n, m), so the input term is B @ x_t (not x_t @ B)', _slip_linear_recurrence_parallel_20),
     ],
 }

@@ -3166,8 +3166,45 @@ def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
 
-# beam_search: raw logits added
+# beam_search: scores kept as probabilities (exp, product, log)
 def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = torch.log(scores.exp()[:, None] * torch.softmax(logits, dim=-1))
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: raw logits added
+def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3204,7 +3241,7 @@ def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam shrinks as hypotheses finish
-def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3243,7 +3280,7 @@ def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam refilled with live candidates (Hugging Face's rule)
-def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3280,7 +3317,7 @@ def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: topk(beam_size) without min(): a beam wider than the candidates
-def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3317,7 +3354,7 @@ def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: finished hypotheses kept in the beam and extended
-def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3354,7 +3391,7 @@ def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: stops at the first end
-def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3393,7 +3430,7 @@ def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: stops once beam_size hypotheses have finished
-def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3432,7 +3469,7 @@ def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the first finished hypothesis returned
-def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3469,7 +3506,7 @@ def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: length normalised
-def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3506,7 +3543,7 @@ def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: live prefixes compared with finished ones
-def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3546,7 +3583,7 @@ def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: one step short
-def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3583,7 +3620,7 @@ def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the first position's logits
-def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3620,7 +3657,7 @@ def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: end token hard-coded
-def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3657,7 +3694,7 @@ def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: EOS's own log-probability left out of the score
-def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3694,7 +3731,7 @@ def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: probability returned instead of log-probability
-def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3731,7 +3768,7 @@ def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam grows: every prefix keeps beam_size tokens
-def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3760,7 +3797,7 @@ def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(live[best]), scores[best])
 
 # beam_search: the source not repeated for the beam
-def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3797,7 +3834,7 @@ def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the package's beam search borrowed
-def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3808,7 +3845,7 @@ def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(ids), score)
 
 # beam_search: alpha accepted but never used
-def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3845,7 +3882,7 @@ def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the score multiplied by the length penalty
-def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3882,7 +3919,7 @@ def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length counts <BOS>
-def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3919,7 +3956,7 @@ def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length leaves out the end token
-def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3956,7 +3993,7 @@ def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: divided by the length to the power alpha
-def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3993,7 +4030,7 @@ def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the early stop compares unpenalised scores
-def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_30(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -4030,7 +4067,7 @@ def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalised score returned
-def _slip_beam_search_30(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_31(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -4067,7 +4104,7 @@ def _slip_beam_search_30(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: ids returned as a (1, t) row
-def _slip_beam_search_31(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_32(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -4104,7 +4141,7 @@ def _slip_beam_search_31(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: every finished score returned
-def _slip_beam_search_32(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_33(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -4141,7 +4178,7 @@ def _slip_beam_search_32(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: only the ids returned
-def _slip_beam_search_33(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_34(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -4178,7 +4215,7 @@ def _slip_beam_search_33(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: BOS dropped from the returned ids
-def _slip_beam_search_34(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_35(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -4281,34 +4318,35 @@ SLIPS = {
         ("a finished hypothesis saved with the first row's prefix", "a finished hypothesis is ITS OWN row's prefix plus eos_id: live[row], with row = flat // V for each kept candidate", _slip_beam_search_3),
         ('live scores cut from the top of best, not masked like the prefixes', "drop the finished candidates' scores with the same mask that drops their prefixes, so that each live prefix keeps its own score", _slip_beam_search_4),
         ('the best of each row, then the first beam_size of them', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_5),
-        ('raw logits added', "a log-probability is never positive: turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)", _slip_beam_search_6),
-        ('the beam shrinks as hypotheses finish', 'take the beam_size best candidates at EVERY step, however many hypotheses finished before: a kept candidate that ends in eos_id leaves the live prefixes (so the next step may extend fewer of them), but it never lowers the number of candidates kept', _slip_beam_search_7),
-        ("the beam refilled with live candidates (Hugging Face's rule)", "take the beam_size best candidates, those ending in eos_id included: each finished one leaves the beam, and the next step extends only the live ones kept; do not refill the beam from further candidates (Hugging Face's generate does; this search does not)", _slip_beam_search_8),
-        ('topk(beam_size) without min(): a beam wider than the candidates', 'a beam may be wider than the candidates there are (beam_size > V at the first step): keep min(beam_size, total.numel()) of them', _slip_beam_search_9),
-        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_10),
-        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_11),
-        ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", _slip_beam_search_12),
-        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_13),
-        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_14),
-        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_15),
-        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_16),
-        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_17),
-        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_18),
-        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_19),
-        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_20),
-        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_21),
-        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_22),
-        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_23),
-        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_24),
-        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_25),
-        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_26),
-        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_27),
-        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_28),
-        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_29),
-        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_30),
-        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_31),
-        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_32),
-        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_33),
-        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_34),
+        ('scores kept as probabilities (exp, product, log)', 'keep the running scores as summed log-probabilities, scores[:, None] + torch.log_softmax(logits, dim=-1): a product of probabilities underflows to 0 in float32 once the score passes about -104 (log 0 = -inf)', _slip_beam_search_6),
+        ('raw logits added', "a log-probability is never positive: turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)", _slip_beam_search_7),
+        ('the beam shrinks as hypotheses finish', 'take the beam_size best candidates at EVERY step, however many hypotheses finished before: a kept candidate that ends in eos_id leaves the live prefixes (so the next step may extend fewer of them), but it never lowers the number of candidates kept', _slip_beam_search_8),
+        ("the beam refilled with live candidates (Hugging Face's rule)", "take the beam_size best candidates, those ending in eos_id included: each finished one leaves the beam, and the next step extends only the live ones kept; do not refill the beam from further candidates (Hugging Face's generate does; this search does not)", _slip_beam_search_9),
+        ('topk(beam_size) without min(): a beam wider than the candidates', 'a beam may be wider than the candidates there are (beam_size > V at the first step): keep min(beam_size, total.numel()) of them', _slip_beam_search_10),
+        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_11),
+        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_12),
+        ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", _slip_beam_search_13),
+        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_14),
+        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_15),
+        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_16),
+        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_17),
+        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_18),
+        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_19),
+        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_20),
+        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_21),
+        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_22),
+        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_23),
+        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_24),
+        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_25),
+        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_26),
+        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_27),
+        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_28),
+        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_29),
+        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_30),
+        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_31),
+        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_32),
+        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_33),
+        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_34),
+        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_35),
     ],
 }

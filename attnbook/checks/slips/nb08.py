@@ -34,6 +34,13 @@ SLIPS = {
         ],
     },
     'next_token_probs': {
+        'batch': [
+            ('softmax written by hand without the row maximum (overflows)', "exp(z) overflows to inf for logits near 1000 (inf / inf is NaN): use torch.softmax(z, dim=-1), or subtract each row's maximum before exp", [
+                [0.0, 0.6666666666666666, 0.0, 0.3333333333333333],
+                [0.3333333333333333, 0.0, 0.6666666666666666, 0.0],
+                [nan, nan, nan, nan],
+            ]),
+        ],
         'T=1.0 k=None p=0.6': [
             ('top-p drops the token that crosses p', 'keep the token that crosses p: a token stays when the probability of the likelier tokens before it is still below p', [0.0, 1.0, 0.0, 0.0]),
             ('top-p without renormalising', 'renormalise so that the kept probabilities sum to 1', [0.0, 0.5, 0.0, 0.25]),
