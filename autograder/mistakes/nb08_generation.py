@@ -503,14 +503,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             insert_before("if temperature == 0:", "if generator is None:\n"
                           "    generator = torch.Generator().manual_seed(0)"),
             detects=nb08.HINT_GLOBAL_GENERATOR),
-    mistake(SAMPLE, "the caller's generator reseeded to its initial seed at each call",
-            insert_before("draws = torch.multinomial(", "if generator is not None:\n"
-                          "    generator.manual_seed(generator.initial_seed())"),
-            detects=nb08.HINT_RESEEDED),
-    mistake(SAMPLE, "a new generator seeded from the caller's initial seed at each call",
-            insert_before("draws = torch.multinomial(", "if generator is not None:\n    generator "
-                          "= torch.Generator().manual_seed(generator.initial_seed())"),
-            detects=nb08.HINT_RESEEDED),
     alternative(SAMPLE, "inverse CDF with torch.rand", """
         if temperature == 0:
             return logits.argmax(dim=-1)
