@@ -297,6 +297,7 @@ REACHES = {  # a hostile review's kernel patch, and the other ways into the runn
     "a caller's locals": "import inspect\nk = inspect.currentframe().f_back.f_locals['self']",
     "a bound method's self": "k = get_ipython().display_pub.publish.__self__",
     "gc": "import gc\nseen = gc.get_objects()",
+    "sys by char codes": "import sys\nm = getattr(sys, ''.join(map(chr, [109, 111])))",
     "ctypes": "from ctypes import pythonapi",
     "code built at run time": "exec(bytes.fromhex('3d').decode())",
     "a magic's code": "%time from grader import kernel",
@@ -324,7 +325,8 @@ def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
     honest = (
         "import sys\nimport importlib\nimport torch\nsys.path.append('..')\nprint(sys.version)\n"
         "math = importlib.import_module('math')\nlayer = torch.nn.Linear(2, 2)\n"
-        "parts = list(layer.modules())\nsin = getattr(torch, 'sin')\n%time y = sin(torch.ones(2))"
+        "parts = list(layer.modules())\nsin = getattr(torch, 'sin')\n%time y = sin(torch.ones(2))\n"
+        "import gc\ngc.collect()"
     )
     assert process_reaches([honest]) == []
 

@@ -1008,10 +1008,13 @@ WHAT[PROCESS] = (
     "a reach into the running process (the grader's kernel, modules, frames or memory), which "
     "no answer of this course needs: the grader cannot trust what the notebook's calls return"
 )
-INNER_MODULES = ("grader", "gc", "ctypes", "_ctypes")
+INNER_MODULES = ("grader", "ctypes", "_ctypes")
+# gc.collect() is an answer's business; gc's lists of every object are not
 INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace",
                "sys.setprofile", "inspect.currentframe", "inspect.stack", "inspect.trace",
-               "inspect.getouterframes", "builtins.__import__")  # fmt: skip
+               "inspect.getouterframes", "builtins.__import__", "gc.get_objects",
+               "gc.get_referrers", "gc.get_referents")  # fmt: skip
+SEARCHED = ("sys", "gc", "inspect", "builtins")  # an attribute of these named at run time
 INNER_ATTRIBUTES = ("f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
                     "cr_frame", "ag_frame", "cell_contents", "__subclasses__", "__globals__",
                     "__closure__", "__code__", "__builtins__", "__self__")  # fmt: skip
@@ -1062,7 +1065,8 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int) -> list[str]:
         attr, base = _folded(args[1]), _dotted(args[0], aliases)
         if attr in INNER_ATTRIBUTES or (attr is not None and _inner(f"{base}.{attr}")):
             return [f"{name}(..., {attr!r})"]
-        return [f"{name} of {base} named at run time"] if attr is None and _inner(base) else []
+        computed = attr is None and (_inner(base) or base in SEARCHED)
+        return [f"{name} of {base} named at run time"] if computed else []
     if name in RUNNERS:
         codes = [_folded(args[i]) for i in RUNNERS[name] if i < len(args)]
         if any(c is None for c in codes):
@@ -1093,7 +1097,7 @@ def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[st
 
 def process_reaches(sources: list[str]) -> list[str]:
     """Where the cells reach into the running process instead of computing an answer: an
-    import of the grader or of gc or ctypes, `sys.modules`, frames (`sys._getframe`,
+    import of the grader or of ctypes, gc's object lists, `sys.modules`, frames (`sys._getframe`,
     `.f_back`, `inspect.stack`), functions' insides (`__code__`, `__globals__`,
     `cell_contents`), `__subclasses__`, a bound method's `__self__`, and code an `exec`,
     `eval`, `compile` or `run_cell` builds at run time (a constant string's code is read as
