@@ -68,6 +68,8 @@ HINT_GIVEN_LINES = (
 )
 HINT_NO_RETURN = "end {where} with `return` and its result"  # where: the function's name
 HINT_BOOL_OPS = "&, | and ~ combine bool masks: make each with dtype=torch.bool (or .bool())"
+# crashes whose library message names the slip whatever the check: before a check's own hints
+LIBRARY_CRASHES = (('"bitwise_', HINT_BOOL_OPS),)  # torch: "bitwise_or_cpu" not implemented for
 KNOWN = "This looks like a known mistake"
 SHOWN = 24  # arrays of at most this many numbers (and rows) are shown whole
 CHECKS_DIR = str(Path(__file__).resolve().parent)
@@ -303,12 +305,9 @@ class CheckRun:
                 ]
             )
             text = str(err)
-            words_of = ((w,) if isinstance(w, str) else w for w, _ in crash_hints)
-            matched = (
-                h for words, (_, h) in zip(words_of, crash_hints) if any(w in text for w in words)
-            )
-            bitwise = "bitwise" in text and "not implemented for" in text  # torch: bool | float
-            hint = HINT_BOOL_OPS if bitwise else next(matched, self.crash_hint)
+            hint = next((h for ws, h in (*LIBRARY_CRASHES, *crash_hints)
+                         if any(w in text for w in ((ws,) if isinstance(ws, str) else ws))),
+                        self.crash_hint)  # fmt: skip
             raise CheckFailure(compose(f"{self.name}: {message}", hint or None)) from err
         if seen.result is None and not self.none_ok:
             where = (

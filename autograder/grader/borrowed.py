@@ -1095,6 +1095,9 @@ def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[st
     return [] if tree is None else [r for n in ast.walk(tree) for r in _reach(n, aliases, depth)]
 
 
+_EMPTY = ast.Module(body=[], type_ignores=[])
+
+
 def process_reaches(sources: list[str]) -> list[str]:
     """Where the cells reach into the running process instead of computing an answer: an
     import of the grader or of ctypes, gc's object lists, `sys.modules`, frames (`sys._getframe`,
@@ -1104,14 +1107,16 @@ def process_reaches(sources: list[str]) -> list[str]:
     a cell's). One line each, naming the cell."""
     if sum(len(s) for s in sources) > SOURCE_LIMIT:
         return ["more code than the grader reads"]
+    trees = [_parsed(source) or _EMPTY for source in sources]  # each cell parsed once
     aliases: dict[str, str] = {}
-    for source in sources:  # an import in any cell, a function's too, names a module everywhere
-        for node in ast.walk(_parsed(source) or ast.Module(body=[], type_ignores=[])):
+    for tree in trees:  # an import in any cell, a function's too, names a module everywhere
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 aliases.update(_import_bindings(node))
     found = [
         f"cell {number} {reach}"
-        for number, source in enumerate(sources, 1)
-        for reach in _reaches_in(source, aliases)
+        for number, tree in enumerate(trees, 1)
+        for node in ast.walk(tree)
+        for reach in _reach(node, aliases, 0)
     ]
     return list(dict.fromkeys(found))[:10]
