@@ -477,8 +477,9 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
 # Decoder
 # ---------------------------------------------------------------------------------------
 HINT_LEARNED_ONLY = (
-    "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables "
-    "(store them with self.register_buffer(..., persistent=False))"
+    "only positions='learned' has position parameters (a frozen nn.Parameter is one too: "
+    "model.parameters() and the state_dict list it); sinusoids and RoPE are fixed tables: "
+    "self.register_buffer(..., persistent=False)"
 )
 HINT_HEAD_BIAS = (
     "the head is nn.Linear(d_model, vocab_size) WITH its bias c: Y = "
@@ -507,8 +508,8 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
         ("head.bias", "vocabulary head without its bias", HINT_HEAD_BIAS),
         ("ln_final", "the final LayerNorm forgotten or without its weight and bias", HINT_LN_FINAL),
         ("pos", "position parameters wrong for this option", learned),
-        ("sinusoids", "the sinusoid table stored as a trainable parameter", learned),
-        ("rope_", "the RoPE tables stored as trainable parameters", learned),
+        ("sinusoids", "the sinusoid table stored as a parameter", learned),
+        ("rope_", "the RoPE tables stored as parameters", learned),
         ("blocks.", "not n_layers distinct blocks", HINT_BLOCKS),
         ("embed", "token embedding missing", HINT_EMBED),
     ]

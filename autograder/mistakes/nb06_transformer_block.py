@@ -514,6 +514,9 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "self.sinusoids = nn.Parameter(sinusoid_table(max_len, d_model))"),
         edit(", bias=False", ""),
     ], detects=nb06.HINT_LEARNED_ONLY, like="the head without its bias"),
+    mistake(DECODER, "sinusoid table as a frozen nn.Parameter",
+            edit("d_model))", "d_model), requires_grad=False)"), detects=nb06.HINT_LEARNED_ONLY,
+            like="sinusoid table stored as a trainable nn.Parameter"),
     mistake(DECODER, "sinusoid table built with torch.zeros, final LayerNorm forgotten", [
         replace_line('self.register_buffer("sinusoids', "pass  # the table is built in forward"),
         edit(", bias=False", ""), edit(", device=idx.device", ""),

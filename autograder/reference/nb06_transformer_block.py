@@ -2089,8 +2089,51 @@ class _slip_Decoder_20(nn.Module):
             h = block(h, rope)
         return self.head(self.ln_final(h))
 
-# Decoder: sinusoid table built with torch.zeros, final LayerNorm forgotten
+# Decoder: sinusoid table as a frozen nn.Parameter
 class _slip_Decoder_21(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.sinusoids = nn.Parameter(sinusoid_table(max_len, d_model), requires_grad=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: sinusoid table built with torch.zeros, final LayerNorm forgotten
+class _slip_Decoder_22(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2139,7 +2182,7 @@ class _slip_Decoder_21(nn.Module):
         return self.head(h)
 
 # Decoder: sinusoids sliced from the wrong end ([-L:])
-class _slip_Decoder_22(nn.Module):
+class _slip_Decoder_23(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2182,7 +2225,7 @@ class _slip_Decoder_22(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: learned positions off by one (arange(1, L + 1))
-class _slip_Decoder_23(nn.Module):
+class _slip_Decoder_24(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2225,7 +2268,7 @@ class _slip_Decoder_23(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: L read from idx.shape[0] (the batch size)
-class _slip_Decoder_24(nn.Module):
+class _slip_Decoder_25(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2268,7 +2311,7 @@ class _slip_Decoder_24(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: the last block skipped (blocks[:-1])
-class _slip_Decoder_25(nn.Module):
+class _slip_Decoder_26(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2311,7 +2354,7 @@ class _slip_Decoder_25(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: rope given to the first block only
-class _slip_Decoder_26(nn.Module):
+class _slip_Decoder_27(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2354,7 +2397,7 @@ class _slip_Decoder_26(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: logits from the embedding matrix (tied though a head was made)
-class _slip_Decoder_27(nn.Module):
+class _slip_Decoder_28(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2397,7 +2440,7 @@ class _slip_Decoder_27(nn.Module):
         return self.ln_final(h) @ self.embed.weight.T + self.head.bias
 
 # Decoder: no head: logits from the embedding matrix
-class _slip_Decoder_28(nn.Module):
+class _slip_Decoder_29(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2439,7 +2482,7 @@ class _slip_Decoder_28(nn.Module):
         return self.ln_final(h) @ self.embed.weight.T
 
 # Decoder: the token embedding named tok_emb (nanoGPT's wte)
-class _slip_Decoder_29(nn.Module):
+class _slip_Decoder_30(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2482,7 +2525,7 @@ class _slip_Decoder_29(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: every block fed the embeddings (h never updated in the loop)
-class _slip_Decoder_30(nn.Module):
+class _slip_Decoder_31(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2527,7 +2570,7 @@ class _slip_Decoder_30(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: the stub's raise left above the written forward
-class _slip_Decoder_31(nn.Module):
+class _slip_Decoder_32(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2912,25 +2955,26 @@ SLIPS = {
         ('RoPE tables not passed to the blocks', "positions='rope': pass rope = (cos[:L], sin[:L]) to every block", _slip_Decoder_10),
         ('token embedding scaled by sqrt(d_model)', 'no sqrt(d_model) factor in this model: H0 = E[w] + P', _slip_Decoder_11),
         ('one block repeated n_layers times', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_12),
-        ('a trainable position table for every option', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_13),
+        ('a trainable position table for every option', "only positions='learned' has position parameters (a frozen nn.Parameter is one too: model.parameters() and the state_dict list it); sinusoids and RoPE are fixed tables: self.register_buffer(..., persistent=False)", _slip_Decoder_13),
         ('RoPE tables built for the full width d_model', "RoPE rotates the pairs of each head's queries and keys: rope_tables(max_len, d_model // n_heads)", _slip_Decoder_14),
         ('block outputs discarded (block(h) not assigned)', 'a block returns a new tensor: keep it, h = block(h, ...), and pass it on', _slip_Decoder_15),
         ('final LayerNorm applied after every block', 'apply ln_final once, after the last block, just before the head', _slip_Decoder_16),
         ('positions added before every block', 'add the position vectors once, to the token embedding: H0 = E[w] + P; the residual stream carries them on', _slip_Decoder_17),
         ('sinusoid table not sliced to the sequence length', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_18),
         ('blocks in a plain Python list', 'build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block', _slip_Decoder_19),
-        ('sinusoid table stored as a trainable nn.Parameter', "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables (store them with self.register_buffer(..., persistent=False))", _slip_Decoder_20),
-        ('sinusoid table built with torch.zeros, final LayerNorm forgotten', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_21),
-        ('sinusoids sliced from the wrong end ([-L:])', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_22),
-        ('learned positions off by one (arange(1, L + 1))', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_23),
-        ('L read from idx.shape[0] (the batch size)', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_24),
-        ('the last block skipped (blocks[:-1])', 'run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))', _slip_Decoder_25),
-        ('rope given to the first block only', "every block's attention rotates its queries and keys: pass the same rope to every block", _slip_Decoder_26),
-        ('logits from the embedding matrix (tied though a head was made)', 'this Decoder does not tie: the logits come from self.head, nn.Linear(d_model, vocab_size) with its own weight', _slip_Decoder_27),
-        ('no head: logits from the embedding matrix', 'create self.head, an nn.Linear from the d_model features to the vocab_size logits', _slip_Decoder_28),
-        ("the token embedding named tok_emb (nanoGPT's wte)", 'create self.embed, an nn.Embedding with one row of d_model numbers per token of the vocabulary', _slip_Decoder_29),
-        ('every block fed the embeddings (h never updated in the loop)', "feed each block the previous block's output: h = block(h, ...)", _slip_Decoder_30),
-        ("the stub's raise left above the written forward", "delete the `raise NotImplementedError()` line: the stub's placeholder still runs before your code (or instead of it)", _slip_Decoder_31),
+        ('sinusoid table stored as a trainable nn.Parameter', "only positions='learned' has position parameters (a frozen nn.Parameter is one too: model.parameters() and the state_dict list it); sinusoids and RoPE are fixed tables: self.register_buffer(..., persistent=False)", _slip_Decoder_20),
+        ('sinusoid table as a frozen nn.Parameter', "only positions='learned' has position parameters (a frozen nn.Parameter is one too: model.parameters() and the state_dict list it); sinusoids and RoPE are fixed tables: self.register_buffer(..., persistent=False)", _slip_Decoder_21),
+        ('sinusoid table built with torch.zeros, final LayerNorm forgotten', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_22),
+        ('sinusoids sliced from the wrong end ([-L:])', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_23),
+        ('learned positions off by one (arange(1, L + 1))', 'token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]', _slip_Decoder_24),
+        ('L read from idx.shape[0] (the batch size)', 'slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), and check every shape on the way', _slip_Decoder_25),
+        ('the last block skipped (blocks[:-1])', 'run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))', _slip_Decoder_26),
+        ('rope given to the first block only', "every block's attention rotates its queries and keys: pass the same rope to every block", _slip_Decoder_27),
+        ('logits from the embedding matrix (tied though a head was made)', 'this Decoder does not tie: the logits come from self.head, nn.Linear(d_model, vocab_size) with its own weight', _slip_Decoder_28),
+        ('no head: logits from the embedding matrix', 'create self.head, an nn.Linear from the d_model features to the vocab_size logits', _slip_Decoder_29),
+        ("the token embedding named tok_emb (nanoGPT's wte)", 'create self.embed, an nn.Embedding with one row of d_model numbers per token of the vocabulary', _slip_Decoder_30),
+        ('every block fed the embeddings (h never updated in the loop)', "feed each block the previous block's output: h = block(h, ...)", _slip_Decoder_31),
+        ("the stub's raise left above the written forward", "delete the `raise NotImplementedError()` line: the stub's placeholder still runs before your code (or instead of it)", _slip_Decoder_32),
     ],
     'count_parameters': [
         ('attention biases forgotten', 'each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)', _slip_count_parameters_0),
