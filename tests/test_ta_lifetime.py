@@ -170,6 +170,38 @@ def test_a_killed_run_leaves_no_worker_sandbox_or_folder(tmp_path, how):
         run.close()
 
 
+def test_the_folders_a_run_killed_with_sigkill_left_go_with_the_next_run(tmp_path):
+    """Nothing runs in a process killed with SIGKILL (`kill -9`, the out-of-memory killer):
+    with one worker, its sandboxes' folders stay. The next `grade` removes them, and keeps a
+    live process's folder and any other."""
+    run = Run(tmp_path, workers=1)
+    try:
+        run.wait_grading()
+        os.kill(run.proc.pid, signal.SIGKILL)
+        run.proc.wait(timeout=60)
+    finally:
+        run.close()
+    left = {p.name for p in run.tmp.iterdir() if p.name.startswith("attnbook-")}
+    assert left, "the killed run left no folder: nothing to sweep"
+    live, other = f"attnbook-kernel-{os.getpid()}-live", "attnbook-kernel-notapid"
+    (run.tmp / live).mkdir()
+    (run.tmp / other).mkdir()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "autograder"), str(ROOT)])}
+    again = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(empty), "--work", str(run.work)],
+        cwd=ROOT / "autograder",
+        env={**env, "TMPDIR": str(run.tmp)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert f"removed {len(left)} temporary folder(s)" in again.stderr, again.stderr
+    kept = sorted(p.name for p in run.tmp.iterdir() if p.name.startswith("attnbook-"))
+    assert kept == sorted([live, other])
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_stops_the_run_with_one_line_and_leaves_the_rest_to_the_next_run(tmp_path, workers):
     """With workers, as in one process: nbgrader's autograde takes any exception, Ctrl-C's

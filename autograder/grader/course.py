@@ -1010,6 +1010,8 @@ def _grade_class(
     owned: bool,
     replace_newer: bool = False,
 ) -> list[dict]:
+    if swept := lifetime.sweep_left_folders():
+        print(f"note: removed {swept} temporary folder(s) a killed run left", file=sys.stderr)
     known = course.assignments()
     unknown = [a for a in assignments or () if a not in known]
     if unknown:

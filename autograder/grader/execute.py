@@ -39,7 +39,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader import cgroups, wire
+from grader import cgroups, lifetime, wire
 from grader.forkserver import ForkServer
 from grader.remote import ANSWER_CHARS, KernelChannel, KernelLost, rebuild_exception
 from grader.sandbox import (
@@ -138,7 +138,7 @@ class StudentKernel:
             except RuntimeError as err:
                 self.dead = f"{NOT_STARTED}: {err}"
         self.closed = False
-        self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
+        self.tmp = lifetime.run_folder("kernel")
         StudentKernel.live.add(self)
         ids = throwaway_ids(StudentKernel.started % 2) if use_sandbox else None
         StudentKernel.started += 1

@@ -8,6 +8,10 @@ then exit. A worker of `grade --workers N` also ends with the run: Linux sends i
 when its parent ends, even by SIGKILL (`die_with_parent`, PR_SET_PDEATHSIG; elsewhere a
 thread watches `os.getppid()`); it ignores Ctrl-C, which the run handles by stopping its
 workers itself (one line, no worker tracebacks).
+
+Only SIGKILL (the out-of-memory killer, `kill -9`) ends a process before any cleanup: its
+folders are named with its process id (`run_folder`), and the next run removes those whose
+process is gone (`sweep_left_folders`).
 """
 
 from __future__ import annotations
@@ -17,15 +21,47 @@ import contextlib
 import ctypes
 import multiprocessing
 import os
+import re
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 CLEANUP_S = 30  # a cleanup that takes longer is cut short (SIGALRM's default: the end)
 WATCH_S = 1.0  # how often a worker without PR_SET_PDEATHSIG looks for its parent
+
+
+_LEFT = re.compile(r"attnbook-(?:kernel|zygote|probe)-(\d+)-")
+
+
+def run_folder(kind: str) -> Path:
+    """A new folder of this process's in the temporary folder, for a `kind` of sandbox
+    (kernel, zygote, probe): its name holds the process id (`sweep_left_folders`)."""
+    return Path(tempfile.mkdtemp(prefix=f"attnbook-{kind}-{os.getpid()}-"))
+
+
+def sweep_left_folders(root: Path | None = None) -> int:
+    """Remove the `run_folder`s of this user's processes that are gone: a run killed with
+    SIGKILL left them. Returns how many were removed; a live process's folders stay."""
+    removed = 0
+    for folder in Path(root or tempfile.gettempdir()).glob("attnbook-*"):
+        match = _LEFT.match(folder.name)
+        try:
+            if not match or folder.lstat().st_uid != os.getuid() or folder.is_symlink():
+                continue
+            os.kill(int(match[1]), 0)
+            continue  # alive (or reused by another process: its folders wait)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += not folder.exists()
+        except OSError:
+            continue  # another user's process, or the folder went meanwhile
+    return removed
 
 
 def stop_workers(timeout: float = 10.0) -> None:

@@ -33,10 +33,10 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import lifetime
 from grader.keyrings import DENY_KEYRINGS
 
 GRADER_DIR = Path(__file__).resolve().parent
@@ -103,7 +103,7 @@ def sandbox_available() -> tuple[bool, str]:
 def _probe(bwrap: str) -> tuple[bool, str]:
     """Start one sandbox as `kernel_command` starts a kernel, running `python -c pass` (after
     the kernel's seccomp filter, `grader.keyrings`, where the kernel would install it)."""
-    own = Path(tempfile.mkdtemp(prefix="attnbook-probe-"))
+    own = lifetime.run_folder("probe")
     try:
         ids = (65534, 65534) if os.geteuid() == 0 else None  # nobody: any id without files
         command = kernel_command(own, (0, 1), True, ids, Limits(tmp_mb=1, tmp_files=64))
@@ -579,7 +579,7 @@ class KernelZygote:
         return zygote
 
     def __init__(self, limits: Limits):
-        self.home = Path(tempfile.mkdtemp(prefix="attnbook-zygote-"))
+        self.home = lifetime.run_folder("zygote")
         KernelZygote._made.add(self)
         self.folder = self.home / "own"
         self.folder.mkdir()
