@@ -305,6 +305,20 @@ REACHES = {  # a hostile review's kernel patch, and the other ways into the runn
     "a function's insides": "def f():\n    pass\n\nf.__code__ = (lambda: 1).__code__",
     "a closure's cell": "def f():\n    pass\n\nf.__closure__[0].cell_contents = 1",
     "every class": "classes = object.__subclasses__()",
+    # a hostile review's (round 9): code the kernel runs and the grader cannot read
+    "a cell past the grader's parser": "_pad = " + "+".join(["1"] * 4000) + "\nimport ctypes",
+    "a cell in a syntax of its own": "§import ctypes",
+    "the shell's input transformers": "get_ipython().input_transformers_cleanup.append(f)",
+    "the shell itself": "ip = get_ipython()\nip.events.register('pre_run_cell', f)",
+    "the recursion limit": "import sys\nsys.setrecursionlimit(100000)",
+    "a file run": "%run helper.py",
+    "a file written": "%%writefile helper.py\nimport grader",
+    "a file's module": "import runpy\nrunpy.run_path('helper.py')",
+    "a file's module by spec": "import importlib.util as u\nu.spec_from_file_location('h', 'h.py')",
+    "eval passed around": "run = eval\nrun(code)",
+    "eval rebound to itself": "eval = eval\nrun = eval",
+    "exec through builtins": "import builtins as b\nb.exec(code)",
+    "exec through __builtins__": "__builtins__.exec(code)",
 }
 
 
@@ -329,6 +343,15 @@ def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
         "import gc\ngc.collect()"
     )
     assert process_reaches([honest]) == []
+    # round 9: methods and other modules' functions named like the builtins, IPython's settings
+    also = (
+        "import re\nimport torch\nfast = torch.compile(layer, mode='reduce-overhead')\n"
+        "word = re.compile(r'\\w+')\nlayer.eval()\neval = float(fast(torch.ones(2)).sum())\n"
+        "print(eval)\n%load_ext autoreload\n%autoreload 2\n"
+        "%config InlineBackend.figure_format = 'retina'\n!pip install tqdm\n%pip install tqdm\n"
+        "from IPython.display import display\ndisplay(word)"
+    )
+    assert process_reaches([also]) == []
 
 
 def test_a_builtin_named_in_pieces_is_found():
@@ -520,6 +543,15 @@ HONEST = {
         "        q = rotate_pairs(self.q_norm(h), *rope)\n"
         "        return grouped_query_attention(q, q, q), (q, q)",
     ),
+    "nn.Transformer's causal-mask helper in a decoder block": (  # a round-9 review's
+        "11_encoder_decoder",
+        "EncoderDecoder",
+        "from torch import nn\n\nclass DecoderBlock(nn.Module):\n"
+        "    def forward(self, h, memory, src_allowed):\n"
+        "        L = h.shape[1]\n"
+        "        causal = nn.Transformer.generate_square_subsequent_mask(L, device=h.device) == 0\n"
+        "        return h + self.self_attn(self.ln1(h), self.ln1(h), causal)",
+    ),
 }
 
 
@@ -623,6 +655,22 @@ STUDENTS = {
         GRADED_02,
         "imports grader.kernel",
     ),
+    # round 9: the patch in a cell that the kernel, its recursion limit raised, reads and the
+    # grader cannot; a cell that neither reads is no reach (it ran nothing)
+    "p_patch_unread": (
+        "02_positions",
+        [
+            ("sinusoidal_positions", WRONG_SINUSOID),
+            (
+                "after sinusoidal_positions",
+                "_pad = " + "+".join(["1"] * 4000) + "\n" + KERNEL_PATCH,
+            ),
+            ("after sinusoidal_positions", "import sys\nsys.setrecursionlimit(100000)"),
+        ],
+        GRADED_02,
+        "code the grader cannot read",
+    ),
+    "p_syntax_error": ("02_positions", [("after embed", "def unfinished(:\n    pass\n")], [], ""),
     "m_honest": ("05_multihead", [], [], ""),
     "m_fused": (
         "05_multihead",

@@ -50,6 +50,7 @@ import ast
 import contextlib
 import importlib
 import importlib.util
+import re
 from dataclasses import dataclass, field
 
 from attnbook.checks._source import docstring_ids
@@ -334,6 +335,10 @@ def _prefix_objects(dotted: str) -> list[tuple[str, object]]:
     return found
 
 
+# what a forbidden torch class offers that an answer may use: nn.Transformer's causal mask
+ALLOWED_HELPERS = ("generate_square_subsequent_mask",)
+
+
 class _Rule:
     """The forbidden targets of one subject: package objects by identity (and by name where
     a reference cannot be resolved), torch built-ins by name."""
@@ -359,6 +364,8 @@ class _Rule:
         """The target a resolved dotted path reaches, if any."""
         root = dotted.split(".", 1)[0]
         names = dotted.split(".")
+        if names[-1] in ALLOWED_HELPERS:  # a helper of a forbidden class, not the class
+            return None
         if root == "torch" or root not in ("attnbook",):
             hit = next((self.torch_names[n] for n in names if n in self.torch_names), None)
             if hit or root != "attnbook":
@@ -1008,17 +1015,36 @@ WHAT[PROCESS] = (
     "a reach into the running process (the grader's kernel, modules, frames or memory), which "
     "no answer of this course needs: the grader cannot trust what the notebook's calls return"
 )
-INNER_MODULES = ("grader", "ctypes", "_ctypes")
+INNER_MODULES = ("grader", "ctypes", "_ctypes", "runpy", "zipimport")
 # gc.collect() is an answer's business; gc's lists of every object are not
 INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace",
                "sys.setprofile", "inspect.currentframe", "inspect.stack", "inspect.trace",
-               "inspect.getouterframes", "builtins.__import__", "gc.get_objects",
-               "gc.get_referrers", "gc.get_referents")  # fmt: skip
+               "inspect.getouterframes", "builtins.__import__", "builtins.exec", "builtins.eval",
+               "builtins.compile", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+               "sys.setrecursionlimit", "importlib.machinery", "IPython.core.magic",
+               "importlib.util.spec_from_file_location", "importlib.util.spec_from_loader",
+               "importlib.util.module_from_spec")  # fmt: skip
 SEARCHED = ("sys", "gc", "inspect", "builtins")  # an attribute of these named at run time
 INNER_ATTRIBUTES = ("f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
                     "cr_frame", "ag_frame", "cell_contents", "__subclasses__", "__globals__",
-                    "__closure__", "__code__", "__builtins__", "__self__")  # fmt: skip
-# what runs code from a string, and which of its arguments hold the code
+                    "__closure__", "__code__", "__builtins__", "__self__",
+                    "input_transformers_cleanup", "input_transformers_post", "ast_transformers",
+                    "input_transformer_manager", "register_magic_function",
+                    "register_magics")  # fmt: skip
+# what IPython's own syntax (`%time`, `!ls`) makes of the shell: any other use of it is a reach
+SHELL_CALLS = ("run_line_magic", "run_cell_magic", "system", "getoutput")
+# magics that run or load code the cells do not show (a file, the history, an extension);
+# those with a line that is only a setting are fine: `%load_ext autoreload`, `%config
+# InlineBackend.figure_format = "retina"`
+CODE_MAGICS = ("run", "load", "loadpy", "macro", "rerun", "recall", "load_ext", "reload_ext",
+               "alias_magic", "config", "debug", "edit", "writefile")  # fmt: skip
+SETTING_MAGICS = re.compile(
+    r"(load_ext|reload_ext) autoreload|config InlineBackend\.\w+ *= *(['\"])[\w-]+\2"
+)
+# what runs code from a string, and which of its arguments hold the code: the builtins by
+# their own names (`torch.compile(model)`, `re.compile(p)` and `model.eval()` are not them),
+# and the IPython shell's methods
+BUILTIN_RUNNERS = ("exec", "eval", "compile")
 RUNNERS = {"exec": (0,), "eval": (0,), "compile": (0,), "run_cell": (0,),
            "run_line_magic": (1,), "run_cell_magic": (1, 2)}  # fmt: skip
 
@@ -1053,9 +1079,13 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int) -> list[str]:
         if node.attr in INNER_ATTRIBUTES:
             return [f"reads .{node.attr}"]
         return [f"uses {d}" for d in [_dotted(node, aliases)] if _inner(d)]
+    if isinstance(node, ast.Name) and node.id == "__builtins__":
+        return ["uses __builtins__"]
     if not isinstance(node, ast.Call):
         return []
     name, args = _call_name(node.func), node.args
+    if name in BUILTIN_RUNNERS and not isinstance(node.func, ast.Name):
+        name = ""  # a method or another module's function of that name
     if name in ("__import__", "import_module") and args:
         module = _folded(args[0])
         if module is None:
@@ -1067,6 +1097,11 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int) -> list[str]:
             return [f"{name}(..., {attr!r})"]
         computed = attr is None and (_inner(base) or base in SEARCHED)
         return [f"{name} of {base} named at run time"] if computed else []
+    magic = _folded(args[0]) if name in ("run_line_magic", "run_cell_magic") and args else None
+    if magic in CODE_MAGICS:
+        line = _folded(args[1]) if len(args) > 1 else None
+        if not (name == "run_line_magic" and SETTING_MAGICS.fullmatch(f"{magic} {line}".strip())):
+            return [f"runs code the cells do not show (%{magic})"]
     if name in RUNNERS:
         codes = [_folded(args[i]) for i in RUNNERS[name] if i < len(args)]
         if any(c is None for c in codes):
@@ -1090,9 +1125,57 @@ def _parsed(source: str) -> ast.Module | None:
         return None
 
 
+def _tree_reaches(tree: ast.AST, aliases: dict[str, str], depth: int, shadowed) -> list[str]:
+    """What a cell's tree reaches of the running process; a builtin runner that is passed
+    around instead of called (`run = eval`) too, unless the cells bind its name themselves."""
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    loose = [
+        f"passes {n.id} around"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and n.id in (*BUILTIN_RUNNERS, "get_ipython")
+        and isinstance(n.ctx, ast.Load) and id(n) not in called and n.id not in shadowed
+    ]  # fmt: skip
+    shells = {
+        id(n)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and _call_name(n.func) == "get_ipython"
+    }
+    used = {
+        id(n.value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and id(n.value) in shells and n.attr in SHELL_CALLS
+    }
+    shell = ["uses the IPython shell"] if shells - used else []
+    return loose + shell + [r for n in ast.walk(tree) for r in _reach(n, aliases, depth)]
+
+
+def _bound_names(trees: list[ast.Module]) -> set[str]:
+    """The names the cells bind to values of their own: defined, arguments, or assigned
+    from an expression that names no runner (`eval = evaluate(m, b)`; not `eval = eval`)."""
+    found = set()
+    runners = (*BUILTIN_RUNNERS, "get_ipython")
+    for tree in trees:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                found.add(n.name)
+            elif isinstance(n, ast.arg):
+                found.add(n.arg)
+            elif isinstance(n, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+                value = n.value or ast.Constant(None)
+                if not any(isinstance(v, ast.Name) and v.id in runners for v in ast.walk(value)):
+                    targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                    found |= {t.id for a in targets for t in ast.walk(a) if isinstance(t, ast.Name)}
+    return found
+
+
+def readable(source: str) -> bool:
+    """Whether the grader can read a cell as Python (IPython's syntax made Python first)."""
+    return _parsed(source) is not None
+
+
 def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[str]:
     tree = _parsed(source)
-    return [] if tree is None else [r for n in ast.walk(tree) for r in _reach(n, aliases, depth)]
+    return [] if tree is None else _tree_reaches(tree, aliases, depth, _bound_names([tree]))
 
 
 _EMPTY = ast.Module(body=[], type_ignores=[])
@@ -1107,16 +1190,28 @@ def process_reaches(sources: list[str]) -> list[str]:
     a cell's). One line each, naming the cell."""
     if sum(len(s) for s in sources) > SOURCE_LIMIT:
         return ["more code than the grader reads"]
-    trees = [_parsed(source) or _EMPTY for source in sources]  # each cell parsed once
+    try:
+        return _process_reaches(sources)
+    except RecursionError:
+        return ["code nested too deeply for the grader to read"]
+
+
+def _process_reaches(sources: list[str]) -> list[str]:
+    parsed = [_parsed(source) for source in sources]  # each cell parsed once
+    # (a cell the kernel could not compile either ran nothing: the run gives it as "")
+    unread = [
+        f"cell {n} holds code the grader cannot read" for n, t in enumerate(parsed, 1) if t is None
+    ]
+    trees: list[ast.Module] = [t or _EMPTY for t in parsed]
     aliases: dict[str, str] = {}
     for tree in trees:  # an import in any cell, a function's too, names a module everywhere
         for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 aliases.update(_import_bindings(node))
-    found = [
+    shadowed = _bound_names(trees)
+    found = unread + [
         f"cell {number} {reach}"
         for number, tree in enumerate(trees, 1)
-        for node in ast.walk(tree)
-        for reach in _reach(node, aliases, 0)
+        for reach in _tree_reaches(tree, aliases, 0, shadowed)
     ]
     return list(dict.fromkeys(found))[:10]

@@ -40,6 +40,7 @@ from pathlib import Path
 import nbformat
 
 from grader import cgroups, lifetime, wire
+from grader.borrowed import readable
 from grader.forkserver import ForkServer
 from grader.remote import ANSWER_CHARS, KernelChannel, KernelLost, rebuild_exception
 from grader.sandbox import (
@@ -423,6 +424,9 @@ def submission_digest(nb, files_from: Path | None, tests: Container[str] = ()) -
             digest.update(f"\0{name}\0".encode(errors="surrogatepass"))
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+NOT_PYTHON = ("SyntaxError", "IndentationError", "TabError")  # a cell the kernel cannot compile
 
 
 def borrowed_note(borrowed: list[str], score: float, points: float) -> str:
@@ -901,6 +905,8 @@ class _Run:
         ]  # a stub's NotImplementedError (or a call of one) says "unanswered"
         if raised and not stub:
             self.report.errors.append([self.count, str(raised[0].get("ename", "Error"))])
+        if any(o.get("ename") in NOT_PYTHON for o in raised) and not readable(cell.source):
+            self.sources[-1] = ""  # the kernel could not compile it either: it ran nothing
 
     def _stopped(self, cell) -> None:
         """The kernel stopped in this cell: go on in a fresh one the first time it ran past

@@ -430,6 +430,9 @@ ALTERNATIVES = [
         return A @ v, A
     """),
     # EncoderDecoder
+    alternative("EncoderDecoder", "causal mask from nn.Transformer.generate_square_subsequent_mask",
+                edit("torch.ones(L, L, dtype=torch.bool, device=h.device).tril()",
+                     "nn.Transformer.generate_square_subsequent_mask(L, device=h.device) == 0")),
     alternative("EncoderDecoder", "masks built with view and tril, a loop with enumerate",
                 _encdec(enc="""
         B, L_s = src_allowed.shape
