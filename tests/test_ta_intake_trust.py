@@ -278,6 +278,19 @@ def test_a_zip_member_that_lies_about_its_size_is_refused(tmp_path):
     assert intake.uploads[("2", NB)].data == b"{}"
 
 
+def test_an_exception_name_with_terminal_controls_reaches_grades_csv_escaped(tmp_path):
+    """A student's exception class named with ESC and BEL (a hostile review's) is shown in
+    the `errors` column escaped: a TA who cats grades.csv sees it, her terminal runs nothing."""
+    from grader.course import Course
+
+    course = Course(root=ROOT, work=tmp_path / "work")
+    report = course.work / "reports" / "01_attention_scores" / "s1" / "01_attention_scores.json"
+    report.parent.mkdir(parents=True)
+    report.write_text(json.dumps({"status": "complete", "errors": [[3, "Evil\x1b]0;x\x07"]]}))
+    errors = course.details("s1", "01_attention_scores")["errors"]
+    assert errors == "1 cell(s) raised; the first: cell 3 (Evil\\x1b]0;x\\x07)", errors
+
+
 def test_printable_escapes_terminal_controls():
     assert printable("a\x1b[2Jb\u202ec\n") == "a\\x1b[2Jb\\u202ec\\n"
     assert printable("张伟 محمد\u200c") == "张伟 محمد\u200c"  # letters and ZWNJ kept

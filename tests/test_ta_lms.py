@@ -535,3 +535,17 @@ def test_a_grade_the_lms_file_holds_for_an_ungraded_student_is_kept_and_listed(
     assert rows[di][cell] == ("0" if missing_zero else "")
     assert "1 kept the grade the LMS file holds" in out
     assert re.search(r"kept the LMS file's grade .*105.*: 9\.00", out)
+
+
+def test_a_name_with_terminal_controls_is_printed_and_stored_escaped(course, tmp_path, capsys):
+    """A display name from the LMS file (a hostile review's) must not drive the TA's
+    terminal, printed or in people.csv: its control characters are shown, not sent."""
+    evil = "Eve\x1b]0;PWNED\x07\x1b[2J"
+    path = _canvas(tmp_path, [[evil, "105", "", "eve2", "A", "9.00", "", ""]])
+    args = argparse.Namespace(lms="canvas", assignment=NB, file=str(path), column=None,
+                              missing_zero=False)  # fmt: skip
+    lms.lms_command(args, course)
+    out = capsys.readouterr().out
+    people = (course.work / "lms" / "people.csv").read_text(encoding="utf-8")
+    assert "Eve\\x1b]0;PWNED\\x07" in out and "\x1b" not in out, out
+    assert "Eve\\x1b]0;PWNED\\x07" in people and "\x1b" not in people and "\x07" not in people

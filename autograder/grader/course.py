@@ -796,7 +796,9 @@ class Course:
             raised = run.get("errors") or []
             if raised:
                 first, ename = raised[0]
-                errors = f"{len(raised)} cell(s) raised; the first: cell {first} ({ename})"
+                errors = (
+                    f"{len(raised)} cell(s) raised; the first: cell {first} ({printable(ename)})"
+                )
         for grade, info in sorted(self.stale_manual(student, assignment, manual).items()):
             problems.append(
                 f"manual score {info['score']} on {grade} cleared: {info['why']} "

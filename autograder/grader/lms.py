@@ -350,7 +350,7 @@ def remember_people(
             )
             entry[notebook] = uid
     rows = [
-        [key, entry["name"], *(entry.get(n, "") for n in notebooks)]
+        [printable(key), printable(entry["name"]), *(entry.get(n, "") for n in notebooks)]
         for key, entry in sorted(persons.items())
     ]
     _write_csv(path.with_suffix(".csv"), ["person", "name", *notebooks], rows)
@@ -570,8 +570,8 @@ def lms_command(args, course: Course) -> int:
         ("in the LMS file more than once", done.twice, sys.stderr),
         ("clash", done.clashes, sys.stderr),
     ):
-        for line in lines:
-            print(f"{label}: {line}", file=stream)
+        for line in lines:  # names from the LMS file: its control characters shown, not run
+            print(f"{label}: {printable(line, 1000)}", file=stream)
     return 0 if done.ok else 1
 
 
