@@ -319,6 +319,11 @@ REACHES = {  # a hostile review's kernel patch, and the other ways into the runn
     "eval rebound to itself": "eval = eval\nrun = eval",
     "exec through builtins": "import builtins as b\nb.exec(code)",
     "exec through __builtins__": "__builtins__.exec(code)",
+    "a timed string built at run time": "import timeit\ntimeit.timeit(statement, number=1)",
+    "a pickle that runs code": "import torch\nstate = torch.load('x.pt', weights_only=False)",
+    "an unpickler": "import pickle\nstate = pickle.loads(data)",
+    "the import machinery": "import sys\nsys.meta_path.pop(0)",
+    "an interpreter": "import code\ncode.InteractiveInterpreter().runsource(text)",
 }
 
 
@@ -349,7 +354,10 @@ def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
         "word = re.compile(r'\\w+')\nlayer.eval()\neval = float(fast(torch.ones(2)).sum())\n"
         "print(eval)\n%load_ext autoreload\n%autoreload 2\n"
         "%config InlineBackend.figure_format = 'retina'\n!pip install tqdm\n%pip install tqdm\n"
-        "from IPython.display import display\ndisplay(word)"
+        "from IPython.display import display\ndisplay(word)\nimport timeit\nimport pickle\n"
+        "def step():\n    return fast(torch.ones(2))\n"
+        "t = timeit.timeit(step, number=3) + timeit.timeit(lambda: step(), 'pass', number=3)\n"
+        "state = torch.load('x.pt')\nblob = pickle.dumps(state)"
     )
     assert process_reaches([also]) == []
 

@@ -566,6 +566,38 @@ def kernel():
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "own user"])
+def test_a_module_the_notebook_writes_is_not_imported(sandboxed):
+    """A hostile review's: a cell writes a module (into the working folder, or a folder it
+    puts on sys.path) and imports it, so that code in no cell runs; the kernel refuses it,
+    naming the file, and imports the course's packages as before."""
+    if sandboxed and not SANDBOX_OK:
+        pytest.skip("no sandbox")
+    kernel = StudentKernel(None, Limits(cell_timeout_s=30), sandboxed)
+    cells = [
+        "import os, sys, tempfile\nopen('written.py', 'w').write('X = 1')\n"
+        "os.makedirs(os.path.join(tempfile.gettempdir(), 'w_pkg'), exist_ok=True)\n"
+        "open(os.path.join(tempfile.gettempdir(), 'w_pkg', '__init__.py'), 'w').write('X = 2')\n"
+        "sys.path.insert(0, tempfile.gettempdir())",
+        "import written",
+        "import w_pkg",
+        "import numpy, torch, attnbook.lm.model, matplotlib.pyplot\nprint('imported')",
+        "import shutil\nshutil.rmtree(os.path.join(tempfile.gettempdir(), 'w_pkg'))",
+    ]
+    try:
+        seen = []
+        for source in cells:
+            reply = kernel.request({"op": "run", "source": source}, time.monotonic() + 30)
+            seen.append([o.get("evalue") or o.get("text") for o in reply.get("outputs", [])])
+    finally:
+        kernel.close()
+    for name, outputs in (("written", seen[1]), ("w_pkg", seen[2])):
+        assert outputs and "is not imported while grading" in outputs[0], seen
+        assert outputs[0].startswith(f"{name}: the notebook's own file"), seen
+    assert seen[3] == ["imported\n"], seen
+
+
+@pytest.mark.slow
 @pytest_kernel
 def test_a_slow_check_costs_its_test_and_the_kernel_lives_on(kernel):
     template = Template(

@@ -1015,7 +1015,8 @@ WHAT[PROCESS] = (
     "a reach into the running process (the grader's kernel, modules, frames or memory), which "
     "no answer of this course needs: the grader cannot trust what the notebook's calls return"
 )
-INNER_MODULES = ("grader", "ctypes", "_ctypes", "runpy", "zipimport")
+INNER_MODULES = ("grader", "ctypes", "_ctypes", "runpy", "zipimport", "pkgutil", "imp", "code",
+                 "codeop", "pdb", "cProfile", "profile", "trace", "doctest", "marshal")  # fmt: skip
 # gc.collect() is an answer's business; gc's lists of every object are not
 INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace",
                "sys.setprofile", "inspect.currentframe", "inspect.stack", "inspect.trace",
@@ -1023,7 +1024,11 @@ INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settr
                "builtins.compile", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
                "sys.setrecursionlimit", "importlib.machinery", "IPython.core.magic",
                "importlib.util.spec_from_file_location", "importlib.util.spec_from_loader",
-               "importlib.util.module_from_spec")  # fmt: skip
+               "importlib.util.module_from_spec", "sys.meta_path", "sys.path_hooks",
+               "sys.path_importer_cache", "pickle.load", "pickle.loads",
+               "pickle.Unpickler")  # fmt: skip
+# timeit's statements: code when they are strings (a lambda or a function is fine)
+TIMERS = ("timeit.timeit", "timeit.repeat", "timeit.Timer")
 SEARCHED = ("sys", "gc", "inspect", "builtins")  # an attribute of these named at run time
 INNER_ATTRIBUTES = ("f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
                     "cr_frame", "ag_frame", "cell_contents", "__subclasses__", "__globals__",
@@ -1069,8 +1074,9 @@ def _inner(dotted: str | None) -> bool:
     )
 
 
-def _reach(node: ast.AST, aliases: dict[str, str], depth: int) -> list[str]:
-    """What one syntax node reaches of the running process ([] for nothing)."""
+def _reach(node: ast.AST, aliases: dict[str, str], depth: int, defs=frozenset()) -> list[str]:
+    """What one syntax node reaches of the running process ([] for nothing); `defs`: the
+    functions the cells define."""
     if isinstance(node, ast.Import | ast.ImportFrom):
         module = node.module if isinstance(node, ast.ImportFrom) and not node.level else None
         named = [module] if _inner(module) else list(_import_bindings(node).values())
@@ -1102,6 +1108,16 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int) -> list[str]:
         line = _folded(args[1]) if len(args) > 1 else None
         if not (name == "run_line_magic" and SETTING_MAGICS.fullmatch(f"{magic} {line}".strip())):
             return [f"runs code the cells do not show (%{magic})"]
+    if any(k.arg == "weights_only" and _falsy(k.value) for k in node.keywords):
+        return ["loads a pickle, which may run code (weights_only=False)"]
+    if _dotted(node.func, aliases) in TIMERS:
+        stmts = [*args[:2], *(k.value for k in node.keywords if k.arg in ("stmt", "setup"))]
+        own = [a for a in stmts if isinstance(a, ast.Lambda | ast.Constant)
+               or (isinstance(a, ast.Name) and a.id in defs)]  # fmt: skip
+        if len(own) < len(stmts):
+            return ["times a statement that is not a lambda or a string (timeit)"]
+        texts = [c for a in stmts if (c := _folded(a)) and depth < 3]
+        return [r for c in texts for r in _reaches_in(c, aliases, depth + 1)]
     if name in RUNNERS:
         codes = [_folded(args[i]) for i in RUNNERS[name] if i < len(args)]
         if any(c is None for c in codes):
@@ -1125,7 +1141,13 @@ def _parsed(source: str) -> ast.Module | None:
         return None
 
 
-def _tree_reaches(tree: ast.AST, aliases: dict[str, str], depth: int, shadowed) -> list[str]:
+def _falsy(node: ast.AST) -> bool:
+    return not (isinstance(node, ast.Constant) and node.value)
+
+
+def _tree_reaches(
+    tree: ast.AST, aliases: dict[str, str], depth: int, shadowed, defined: set | None = None
+) -> list[str]:
     """What a cell's tree reaches of the running process; a builtin runner that is passed
     around instead of called (`run = eval`) too, unless the cells bind its name themselves."""
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
@@ -1146,7 +1168,8 @@ def _tree_reaches(tree: ast.AST, aliases: dict[str, str], depth: int, shadowed) 
         if isinstance(n, ast.Attribute) and id(n.value) in shells and n.attr in SHELL_CALLS
     }
     shell = ["uses the IPython shell"] if shells - used else []
-    return loose + shell + [r for n in ast.walk(tree) for r in _reach(n, aliases, depth)]
+    defs = defined if defined is not None else set()  # (code built in a string: none)
+    return loose + shell + [r for n in ast.walk(tree) for r in _reach(n, aliases, depth, defs)]
 
 
 def _bound_names(trees: list[ast.Module]) -> set[str]:
@@ -1209,9 +1232,12 @@ def _process_reaches(sources: list[str]) -> list[str]:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 aliases.update(_import_bindings(node))
     shadowed = _bound_names(trees)
+    walked = [n for t in trees for n in ast.walk(t)]
+    stored = {n.id for n in walked if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    defs = {n.name for n in walked if isinstance(n, ast.FunctionDef)} - stored
     found = unread + [
         f"cell {number} {reach}"
         for number, tree in enumerate(trees, 1)
-        for reach in _tree_reaches(tree, aliases, 0, shadowed)
+        for reach in _tree_reaches(tree, aliases, 0, shadowed, defs)
     ]
     return list(dict.fromkeys(found))[:10]

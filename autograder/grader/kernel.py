@@ -94,6 +94,38 @@ PRELOAD = (
 )
 
 
+class WrittenModules:
+    """A finder first on `sys.meta_path` that refuses a module whose file lies where the
+    notebook can write (its working folder, the temporary folder, HOME): a cell could write
+    one and import it, and its code would be in no cell the grader reads. A folder that
+    holds the course's own code (a checkout under /tmp, without a sandbox) is not one."""
+
+    def __init__(self) -> None:
+        here = [os.getcwd(), os.environ.get("TMPDIR") or "/tmp", os.environ.get("HOME") or ""]
+        roots = {os.path.realpath(r) for r in here if r}
+        others = [os.path.realpath(p or ".") for p in sys.path]
+        self.roots = [r for r in roots if not any(_under(p, r) for p in others if p not in roots)]
+
+    def find_spec(self, name, path=None, target=None):
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        places = [spec.origin or "", *(spec.submodule_search_locations or ())] if spec else []
+        written = [
+            p for p in places if p and any(_under(os.path.realpath(p), r) for r in self.roots)
+        ]
+        if written:
+            raise ImportError(
+                f"{name}: the notebook's own file {written[0]} is not imported while grading "
+                "(the grader reads only the cells): write its code in a cell"
+            )
+        return None  # the usual finders go on
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def preload() -> None:
     """Import what every notebook's first cell imports, so that a kernel started ahead (or
     forked from `grader.zygote`) has done it."""
@@ -631,6 +663,7 @@ def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
 
         random.seed()
         numpy.random.seed()
+    sys.meta_path.insert(0, WrittenModules())  # before any cell runs
     kernel = Kernel()
     kernel.stand_ins = standins.KernelSide(requests, replies)
     wire.write_frame(replies, {"ready": True, "pid": os.getpid()})
