@@ -433,7 +433,8 @@ def _mha_weights(d: int, rng: np.random.Generator) -> dict[str, torch.Tensor]:
 
 def _torch_says(weights: dict, n_heads: int, x, allowed=None) -> torch.Tensor:
     """PyTorch's nn.MultiheadAttention computation, in float64, with `weights` (by name) on x
-    (B, L, d) and the mask `allowed` (True: may attend), (L, L) or (B, 1, L, L)."""
+    (B, L, d) and the mask `allowed` (True: may attend), (L, L) or (B, 1, L, L); a query with
+    no allowed key (NaN in PyTorch) gets zero weights, as the course says: W_O's bias."""
     w = {name: torch.as_tensor(t, dtype=torch.float64) for name, t in weights.items()}
     x = torch.as_tensor(x, dtype=torch.float64)
     B, L, d = x.shape
@@ -451,20 +452,24 @@ def _torch_says(weights: dict, n_heads: int, x, allowed=None) -> torch.Tensor:
             None, None, False, 0.0, w["W_O.weight"], w["W_O.bias"],
             training=False, need_weights=False, attn_mask=mask,
         )  # fmt: skip
-    return y.transpose(0, 1)
+    return torch.where(y.isnan(), w["W_O.bias"], y).transpose(0, 1)
 
 
 def _mha_case(case_id: str, d: int, h: int, x, masked: str, seed: int, **more) -> Case:
     """MultiHeadAttention(d, h) with weights drawn from `seed` on x, with no mask, a causal one,
-    or a causal one and padding (each batch row a random number of real tokens)."""
+    or a causal one and padding (each batch row a random number of real tokens; none in row 0
+    for an empty message, whose queries then have no allowed key)."""
     rng = np.random.default_rng(seed)
     B, L, _ = x.shape
     causal = torch.ones(L, L, dtype=torch.bool).tril()
     lengths = torch.from_numpy(rng.integers(1, L + 1, size=B))
+    real = torch.arange(L) < lengths[:, None]  # (B, L)
+    empty = real & (torch.arange(B) > 0)[:, None]  # no real token in row 0
     masks = {
         "no mask": None,
         "causal": causal,
-        "causal + padding": causal & (torch.arange(L) < lengths[:, None])[:, None, None, :],
+        "causal + padding": causal & real[:, None, None, :],
+        "causal + padding, message 0 empty": causal & empty[:, None, None, :],
     }
     weights = _mha_weights(d, rng)
     args = (x,) if masks[masked] is None else (x, masks[masked])
@@ -487,6 +492,9 @@ MHA_CASES = (
     _mha_case("causal", 8, 2, _x(62, 2, 5, 8), "causal", 62),
     _mha_case("padding", 12, 3, _x(63, 3, 6, 12), "causal + padding", 63),
     _mha_case("one token", 6, 1, _x(64, 1, 1, 6), "causal", 64),
+    # no allowed key for message 0's queries: zero weights, so W_O's bias
+    _mha_case("empty message", 8, 2, _x(66, 2, 4, 8), "causal + padding, message 0 empty", 66,
+              hint=HINT_FINITE_FILL),
     Case("10 by 3", "MultiHeadAttention(10, 3) (10 is not divisible by 3)", (10, 3),
          raises=ValueError, mentions=("d_model", "n_heads")),
 )  # fmt: skip

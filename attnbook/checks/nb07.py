@@ -85,13 +85,14 @@ def _two_sizes(gen: torch.Generator) -> tuple[int, int]:
     return B, L
 
 
-def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0):
-    """A right-padded batch: lengths 1..L, real ids in 3..V-1, padding masked."""
+def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0, low: int = 2):
+    """A right-padded batch: lengths 1..L, real inputs in 3..V-1 and targets in low..V-1
+    (low 0: a real target may be 0 or pad_id, as with GPT-2's <EOS> padding), padding masked."""
     lengths = torch.randint(1, L + 1, (B,), generator=gen)
     lengths[int(torch.randint(0, B, (1,), generator=gen))] = L  # the longest fills the batch
     mask = torch.arange(L)[None, :] < lengths[:, None]  # (B, L)
     inputs = torch.randint(3, V, (B, L), generator=gen).masked_fill(~mask, pad_id)
-    targets = torch.randint(2, V, (B, L), generator=gen).masked_fill(~mask, pad_id)
+    targets = torch.randint(low, V, (B, L), generator=gen).masked_fill(~mask, pad_id)
     return inputs, targets, mask
 
 
@@ -518,12 +519,14 @@ def _expect_dropout_on(run: CheckRun) -> None:
 
 _STEP = "train_step"
 _gen = torch.Generator().manual_seed(17)
-_step_batches = [_random_batch(_gen, 3, 7, 11), _random_batch(_gen, 2, 5, 11)]
+# the second batch pads with 3 and has real targets 0 and 3: the loss must come from loss_mask
+_step_batches = [_random_batch(_gen, 3, 7, 11), _random_batch(_gen, 2, 6, 11, pad_id=3, low=0)]
 _one_d = tuple(t[0] for t in _step_batches[0])
 _frozen = _tiny_decoder(1)
 STEP_CASES = (
     _steps_case("two steps", "train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny "
-                "seeded decoder (V = 11, d = 16), two batches in a row", _tiny_decoder(0), "sgd",
+                "seeded decoder (V = 11, d = 16), two batches in a row (the second padded with 3)",
+                _tiny_decoder(0), "sgd",
                 _step_batches, 0.05, expect=_RIGHT_STEPS),
     _steps_case("lr 0", "train_step with lr = 0 on the worked batch", _frozen, "frozen",
                 _step_batches[:1], 1.0, expect=_RIGHT_STEPS, hint=HINT_RETURN_BATCH_LOSS),
@@ -544,7 +547,7 @@ def _step_trial(rng: np.random.Generator, seed: int) -> Case:
     kind = ["sgd", "adamw"][seed % 2]
     positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
     start = _tiny_decoder(int(rng.integers(2**31)), positions=positions, n_layers=1 + seed % 2)
-    batches = [_random_batch(gen, *_two_sizes(gen), 11) for _ in range(3)]
+    batches = [_random_batch(gen, *_two_sizes(gen), 11, pad_id, 0) for pad_id in (3, 0, 10)]
     clip = [0.05, 0.5, 100.0][seed % 3]
     call = (f"train_step on a random decoder ({positions} positions, {kind}, "
             f"max_grad_norm={clip}), 3 batches (seed {seed})")  # fmt: skip

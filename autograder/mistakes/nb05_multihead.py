@@ -357,6 +357,17 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v"),
     ], hint="each head's scores are q.k over d_k = d_model / n_heads features: divide by "
             "sqrt(d_k), not sqrt(d_model)"),
+    mistake(MHA, "its own attention, blocked scores filled with -1e9 (Annotated Transformer)", [
+        replace_line("y = scaled_dot_product_attention(q, k, v, allowed)",
+                     "scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)\n"
+                     "if allowed is not None:\n"
+                     "    scores = scores.masked_fill(~allowed, -1e9)\n"
+                     "y = torch.softmax(scores, dim=-1) @ v"),
+    ], detects=nb05.HINT_FINITE_FILL),
+    mistake(MHA, "its own attention, an additive mask (allowed.float() - 1) * 1e9",
+            edit("scores.masked_fill(~allowed, -1e9)", "scores + (allowed.float() - 1) * 1e9"),
+            detects=nb05.HINT_FINITE_FILL,
+            like="its own attention, blocked scores filled with -1e9 (Annotated Transformer)"),
     mistake(MHA, "split by reshaping without the transpose", [
         edit("q = split", "B, L, _ = x.shape\nq = split"), edit("split_heads(", "", count=3),
         edit("(x), self.n_heads)", "(x).reshape(B, self.n_heads, L, self.d_k)", count=3),
@@ -481,6 +492,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         heads = [t.view(B, L, self.n_heads, self.d_k).transpose(1, 2) for t in (q, k, v)]
         y = scaled_dot_product_attention(*heads, allowed)
         return self.W_O(y.transpose(1, 2).reshape(B, L, d))""")),
+    alternative(MHA, "PyTorch's fused attention inside the module, NaN rows zeroed",
+                replace_line("y = scaled_dot_product_attention(q, k, v, allowed)",
+                             "y = torch.nan_to_num(F.scaled_dot_product_attention(q, k, v,"
+                             " attn_mask=allowed))")),
     alternative(MHA, "einsum with per-head weight views", (None, """
         h, d_k = self.n_heads, self.d_k
         def project(layer):

@@ -11,7 +11,7 @@ from grader.catalogue import (
     replace_line,
 )
 
-from attnbook.checks import HINT_NO_RETURN, nb07
+from attnbook.checks import HINT_IN_PLACE, HINT_NO_RETURN, nb07
 
 BATCH, LOSS, STEP, EVALUATE, ABLATE = ("make_batch", "lm_loss", "train_step", "evaluate",
                                        "ablate_head")
@@ -403,6 +403,19 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb07.HINT_STEP_ORDER, like="returns the loss tensor"),
     mistake(STEP, "model run on the targets", [delete("model.eval()"), edit("inputs)", "targets)")],
             detects=nb07.HINT_STEP_ORDER, like="model.eval() before the forward pass"),
+    mistake(STEP, "cross_entropy with ignore_index=0 in place of lm_loss and loss_mask",
+            replace_line("loss = lm_loss(logits, targets, loss_mask)",
+                         "loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1),"
+                         " targets.flatten(), ignore_index=0)"), hint=HINT_IGNORE_INDEX),
+    mistake(STEP, "loss mask from the ids (targets != 0)",
+            edit("targets, loss_mask)", "targets, targets != 0)"), hint=HINT_IGNORE_INDEX),
+    mistake(STEP, "padded targets zeroed in place, then ignore_index=0", insert_before(
+        "loss = torch.nn", "targets[~loss_mask] = 0"), detects=HINT_IN_PLACE,
+            like="cross_entropy with ignore_index=0 in place of lm_loss and loss_mask"),
+    mistake(STEP, "padded targets set to 0 by masked_fill, then ignore_index=0",
+            edit("targets.flatten()", "targets.masked_fill(~loss_mask, 0).flatten()"),
+            hint=HINT_IGNORE_INDEX,
+            like="cross_entropy with ignore_index=0 in place of lm_loss and loss_mask"),
     mistake(STEP, "no return: the loss never handed back", delete("return loss"),
             detects=HINT_NO_RETURN.format(where="train_step"), like="returns the loss tensor"),
     alternative(STEP, "clip over the optimizer's parameter groups", [

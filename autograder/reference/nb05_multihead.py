@@ -1150,8 +1150,66 @@ class _slip_MultiHeadAttention_1(nn.Module):
         y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
         return self.W_O(merge_heads(y))
 
-# MultiHeadAttention: split by reshaping without the transpose
+# MultiHeadAttention: its own attention, blocked scores filled with -1e9 (Annotated Transformer)
 class _slip_MultiHeadAttention_2(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, -1000000000.0)
+        y = torch.softmax(scores, dim=-1) @ v
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: its own attention, an additive mask (allowed.float() - 1) * 1e9
+class _slip_MultiHeadAttention_3(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if allowed is not None:
+            scores = scores + (allowed.float() - 1) * 1000000000.0
+        y = torch.softmax(scores, dim=-1) @ v
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: split by reshaping without the transpose
+class _slip_MultiHeadAttention_4(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1178,7 +1236,7 @@ class _slip_MultiHeadAttention_2(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: merged without the transpose
-class _slip_MultiHeadAttention_3(nn.Module):
+class _slip_MultiHeadAttention_5(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1205,7 +1263,7 @@ class _slip_MultiHeadAttention_3(nn.Module):
         return self.W_O(y.reshape(B, L, self.d_model))
 
 # MultiHeadAttention: mask inverted (nn.MultiheadAttention's convention, True = blocked)
-class _slip_MultiHeadAttention_4(nn.Module):
+class _slip_MultiHeadAttention_6(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1231,7 +1289,7 @@ class _slip_MultiHeadAttention_4(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: mask not passed on
-class _slip_MultiHeadAttention_5(nn.Module):
+class _slip_MultiHeadAttention_7(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1254,7 +1312,7 @@ class _slip_MultiHeadAttention_5(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, None)))
 
 # MultiHeadAttention: queries and keys detached: W_Q and W_K never train
-class _slip_MultiHeadAttention_6(nn.Module):
+class _slip_MultiHeadAttention_8(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1280,7 +1338,7 @@ class _slip_MultiHeadAttention_6(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: W_Q and W_K frozen (requires_grad False)
-class _slip_MultiHeadAttention_7(nn.Module):
+class _slip_MultiHeadAttention_9(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1308,7 +1366,7 @@ class _slip_MultiHeadAttention_7(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: linear layers without bias
-class _slip_MultiHeadAttention_8(nn.Module):
+class _slip_MultiHeadAttention_10(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1334,7 +1392,7 @@ class _slip_MultiHeadAttention_8(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: projection widths d_k instead of d_model
-class _slip_MultiHeadAttention_9(nn.Module):
+class _slip_MultiHeadAttention_11(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1360,7 +1418,7 @@ class _slip_MultiHeadAttention_9(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: layers under other names
-class _slip_MultiHeadAttention_10(nn.Module):
+class _slip_MultiHeadAttention_12(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1386,7 +1444,7 @@ class _slip_MultiHeadAttention_10(nn.Module):
         return self.out(merge_heads(y))
 
 # MultiHeadAttention: one head over the whole width
-class _slip_MultiHeadAttention_11(nn.Module):
+class _slip_MultiHeadAttention_13(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1409,7 +1467,7 @@ class _slip_MultiHeadAttention_11(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: keys projected with W_Q (copy-paste)
-class _slip_MultiHeadAttention_12(nn.Module):
+class _slip_MultiHeadAttention_14(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1434,7 +1492,7 @@ class _slip_MultiHeadAttention_12(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values projected with W_K (copy-paste)
-class _slip_MultiHeadAttention_13(nn.Module):
+class _slip_MultiHeadAttention_15(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1459,7 +1517,7 @@ class _slip_MultiHeadAttention_13(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: a causal mask always applied
-class _slip_MultiHeadAttention_14(nn.Module):
+class _slip_MultiHeadAttention_16(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1488,7 +1546,7 @@ class _slip_MultiHeadAttention_14(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: residual added inside the attention layer
-class _slip_MultiHeadAttention_15(nn.Module):
+class _slip_MultiHeadAttention_17(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1511,7 +1569,7 @@ class _slip_MultiHeadAttention_15(nn.Module):
         return x + self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: split into d_k heads of width n_heads
-class _slip_MultiHeadAttention_16(nn.Module):
+class _slip_MultiHeadAttention_18(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1534,7 +1592,7 @@ class _slip_MultiHeadAttention_16(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: one Linear shared by W_Q, W_K and W_V
-class _slip_MultiHeadAttention_17(nn.Module):
+class _slip_MultiHeadAttention_19(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1558,7 +1616,7 @@ class _slip_MultiHeadAttention_17(nn.Module):
         return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: W_O applied to the values before attending
-class _slip_MultiHeadAttention_18(nn.Module):
+class _slip_MultiHeadAttention_20(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1584,7 +1642,7 @@ class _slip_MultiHeadAttention_18(nn.Module):
         return merge_heads(y)
 
 # MultiHeadAttention: F.dropout on the weights (training=True by default)
-class _slip_MultiHeadAttention_19(nn.Module):
+class _slip_MultiHeadAttention_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1614,7 +1672,7 @@ class _slip_MultiHeadAttention_19(nn.Module):
         return self.W_O(merge_heads(weights @ v))
 
 # MultiHeadAttention: x @ W.weight (the nn.Linear weight not transposed)
-class _slip_MultiHeadAttention_20(nn.Module):
+class _slip_MultiHeadAttention_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1640,7 +1698,7 @@ class _slip_MultiHeadAttention_20(nn.Module):
         return merge_heads(y) @ self.W_O.weight + self.W_O.bias
 
 # MultiHeadAttention: two heads hard-coded in forward
-class _slip_MultiHeadAttention_21(nn.Module):
+class _slip_MultiHeadAttention_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1665,7 +1723,7 @@ class _slip_MultiHeadAttention_21(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: queries pre-scaled, then scaled again by the attention
-class _slip_MultiHeadAttention_22(nn.Module):
+class _slip_MultiHeadAttention_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1690,7 +1748,7 @@ class _slip_MultiHeadAttention_22(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: returns (output, weights)
-class _slip_MultiHeadAttention_23(nn.Module):
+class _slip_MultiHeadAttention_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1719,7 +1777,7 @@ class _slip_MultiHeadAttention_23(nn.Module):
         return (self.W_O(merge_heads(weights @ v)), weights)
 
 # MultiHeadAttention: mask unsqueezed for the heads even when it has them
-class _slip_MultiHeadAttention_24(nn.Module):
+class _slip_MultiHeadAttention_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1746,7 +1804,7 @@ class _slip_MultiHeadAttention_24(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values not projected (raw x split into heads)
-class _slip_MultiHeadAttention_25(nn.Module):
+class _slip_MultiHeadAttention_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1771,7 +1829,7 @@ class _slip_MultiHeadAttention_25(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: sequence-first: x.transpose(0, 1) before the heads
-class _slip_MultiHeadAttention_26(nn.Module):
+class _slip_MultiHeadAttention_28(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1798,7 +1856,7 @@ class _slip_MultiHeadAttention_26(nn.Module):
         return self.W_O(y).transpose(0, 1)
 
 # MultiHeadAttention: output projection W_O applied twice
-class _slip_MultiHeadAttention_27(nn.Module):
+class _slip_MultiHeadAttention_29(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1823,7 +1881,7 @@ class _slip_MultiHeadAttention_27(nn.Module):
         return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
 
 # MultiHeadAttention: forward without return
-class _slip_MultiHeadAttention_28(nn.Module):
+class _slip_MultiHeadAttention_30(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1899,32 +1957,34 @@ SLIPS = {
     'MultiHeadAttention': [
         ('forgot W_O', 'finish with self.W_O(merge_heads(...)): the output projection mixes the heads', _slip_MultiHeadAttention_0),
         ('scaled by d_model instead of d_k', "each head's scores are q.k over d_k = d_model / n_heads features: divide by sqrt(d_k), not sqrt(d_model)", _slip_MultiHeadAttention_1),
-        ('split by reshaping without the transpose', 'reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and heads: view it as (B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)', _slip_MultiHeadAttention_2),
-        ('merged without the transpose', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_MultiHeadAttention_3),
-        ("mask inverted (nn.MultiheadAttention's convention, True = blocked)", "here True means 'may attend': pass allowed on as it is; only nn.MultiheadAttention's attn_mask takes True as blocked", _slip_MultiHeadAttention_4),
-        ('mask not passed on', 'pass allowed on to scaled_dot_product_attention', _slip_MultiHeadAttention_5),
-        ('queries and keys detached: W_Q and W_K never train', 'keep the graph: no torch.no_grad(), .detach(), numpy round trip or requires_grad=False in forward, in the functions it calls or on the parameters; the output must carry gradients back to the parameters, or the model cannot train', _slip_MultiHeadAttention_6),
-        ('W_Q and W_K frozen (requires_grad False)', 'keep the graph: no torch.no_grad(), .detach(), numpy round trip or requires_grad=False in forward, in the functions it calls or on the parameters; the output must carry gradients back to the parameters, or the model cannot train', _slip_MultiHeadAttention_7),
-        ('linear layers without bias', 'nn.Linear(d_model, d_model, bias=True) (the default)', _slip_MultiHeadAttention_8),
-        ('projection widths d_k instead of d_model', 'nn.Linear(d_model, d_model)', _slip_MultiHeadAttention_9),
-        ('layers under other names', 'create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__', _slip_MultiHeadAttention_10),
-        ('one head over the whole width', 'split the projections into n_heads heads before attending', _slip_MultiHeadAttention_11),
-        ('keys projected with W_Q (copy-paste)', 'the keys come from their own layer: k = split_heads(self.W_K(x), ...)', _slip_MultiHeadAttention_12),
-        ('values projected with W_K (copy-paste)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_13),
-        ('a causal mask always applied', 'apply only the mask it is given: allowed=None means every key is allowed; the caller decides about causality', _slip_MultiHeadAttention_14),
-        ('residual added inside the attention layer', 'return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer', _slip_MultiHeadAttention_15),
-        ('split into d_k heads of width n_heads', 'split_heads(..., self.n_heads): n_heads heads of width d_k', _slip_MultiHeadAttention_16),
-        ('one Linear shared by W_Q, W_K and W_V', 'exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters', _slip_MultiHeadAttention_17),
-        ('W_O applied to the values before attending', 'the output projection W_O comes last, applied to the merged heads', _slip_MultiHeadAttention_18),
-        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_19),
-        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_20),
-        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_21),
-        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_22),
-        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_23),
-        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_24),
-        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_25),
-        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_26),
-        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_27),
-        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_28),
+        ('its own attention, blocked scores filled with -1e9 (Annotated Transformer)', 'a row with no allowed key came out uniform: use -inf and give such rows zero weights', _slip_MultiHeadAttention_2),
+        ('its own attention, an additive mask (allowed.float() - 1) * 1e9', 'a row with no allowed key came out uniform: use -inf and give such rows zero weights', _slip_MultiHeadAttention_3),
+        ('split by reshaping without the transpose', 'reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and heads: view it as (B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)', _slip_MultiHeadAttention_4),
+        ('merged without the transpose', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_MultiHeadAttention_5),
+        ("mask inverted (nn.MultiheadAttention's convention, True = blocked)", "here True means 'may attend': pass allowed on as it is; only nn.MultiheadAttention's attn_mask takes True as blocked", _slip_MultiHeadAttention_6),
+        ('mask not passed on', 'pass allowed on to scaled_dot_product_attention', _slip_MultiHeadAttention_7),
+        ('queries and keys detached: W_Q and W_K never train', 'keep the graph: no torch.no_grad(), .detach(), numpy round trip or requires_grad=False in forward, in the functions it calls or on the parameters; the output must carry gradients back to the parameters, or the model cannot train', _slip_MultiHeadAttention_8),
+        ('W_Q and W_K frozen (requires_grad False)', 'keep the graph: no torch.no_grad(), .detach(), numpy round trip or requires_grad=False in forward, in the functions it calls or on the parameters; the output must carry gradients back to the parameters, or the model cannot train', _slip_MultiHeadAttention_9),
+        ('linear layers without bias', 'nn.Linear(d_model, d_model, bias=True) (the default)', _slip_MultiHeadAttention_10),
+        ('projection widths d_k instead of d_model', 'nn.Linear(d_model, d_model)', _slip_MultiHeadAttention_11),
+        ('layers under other names', 'create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__', _slip_MultiHeadAttention_12),
+        ('one head over the whole width', 'split the projections into n_heads heads before attending', _slip_MultiHeadAttention_13),
+        ('keys projected with W_Q (copy-paste)', 'the keys come from their own layer: k = split_heads(self.W_K(x), ...)', _slip_MultiHeadAttention_14),
+        ('values projected with W_K (copy-paste)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_15),
+        ('a causal mask always applied', 'apply only the mask it is given: allowed=None means every key is allowed; the caller decides about causality', _slip_MultiHeadAttention_16),
+        ('residual added inside the attention layer', 'return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer', _slip_MultiHeadAttention_17),
+        ('split into d_k heads of width n_heads', 'split_heads(..., self.n_heads): n_heads heads of width d_k', _slip_MultiHeadAttention_18),
+        ('one Linear shared by W_Q, W_K and W_V', 'exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters', _slip_MultiHeadAttention_19),
+        ('W_O applied to the values before attending', 'the output projection W_O comes last, applied to the merged heads', _slip_MultiHeadAttention_20),
+        ('F.dropout on the weights (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_MultiHeadAttention_21),
+        ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_22),
+        ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_23),
+        ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_24),
+        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_25),
+        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_26),
+        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_27),
+        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_28),
+        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_29),
+        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_30),
     ],
 }

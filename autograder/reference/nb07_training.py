@@ -1072,8 +1072,69 @@ def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
     optimizer.step()
     return loss.item()
 
-# train_step: no return: the loss never handed back
+# train_step: cross_entropy with ignore_index=0 in place of lm_loss and loss_mask
 def _slip_train_step_14(model, optimizer, batch, max_grad_norm):
+    inputs, targets, loss_mask = batch
+    require_ndim('inputs', inputs, 2, '(B, L)')
+    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.train()
+    optimizer.zero_grad()
+    logits = model(inputs)
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=0)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+
+# train_step: loss mask from the ids (targets != 0)
+def _slip_train_step_15(model, optimizer, batch, max_grad_norm):
+    inputs, targets, loss_mask = batch
+    require_ndim('inputs', inputs, 2, '(B, L)')
+    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.train()
+    optimizer.zero_grad()
+    logits = model(inputs)
+    loss = lm_loss(logits, targets, targets != 0)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+
+# train_step: padded targets zeroed in place, then ignore_index=0
+def _slip_train_step_16(model, optimizer, batch, max_grad_norm):
+    inputs, targets, loss_mask = batch
+    require_ndim('inputs', inputs, 2, '(B, L)')
+    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.train()
+    optimizer.zero_grad()
+    logits = model(inputs)
+    targets[~loss_mask] = 0
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=0)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+
+# train_step: padded targets set to 0 by masked_fill, then ignore_index=0
+def _slip_train_step_17(model, optimizer, batch, max_grad_norm):
+    inputs, targets, loss_mask = batch
+    require_ndim('inputs', inputs, 2, '(B, L)')
+    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.train()
+    optimizer.zero_grad()
+    logits = model(inputs)
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.masked_fill(~loss_mask, 0).flatten(), ignore_index=0)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+
+# train_step: no return: the loss never handed back
+def _slip_train_step_18(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -2865,7 +2926,11 @@ SLIPS = {
         ('forward pass under torch.no_grad()', 'the forward pass must build a graph for backward(): no torch.no_grad() or .detach() in train_step: the loss comes from model(inputs) through lm_loss, with the loss_mask', _slip_train_step_11),
         ('loss against the inputs instead of the targets', "one step, in this order and each once: zero the gradients; the loss of model(inputs) by lm_loss over the whole batch; backward; clip the global norm of ALL the parameters' gradients to max_grad_norm (clip_grad_norm_); the optimizer's step", _slip_train_step_12),
         ('model run on the targets', "one step, in this order and each once: zero the gradients; the loss of model(inputs) by lm_loss over the whole batch; backward; clip the global norm of ALL the parameters' gradients to max_grad_norm (clip_grad_norm_); the optimizer's step", _slip_train_step_13),
-        ('no return: the loss never handed back', 'end train_step with `return` and its result', _slip_train_step_14),
+        ('cross_entropy with ignore_index=0 in place of lm_loss and loss_mask', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): weight by loss_mask rather than ignore_index', _slip_train_step_14),
+        ('loss mask from the ids (targets != 0)', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): weight by loss_mask rather than ignore_index', _slip_train_step_15),
+        ('padded targets zeroed in place, then ignore_index=0', 'build a new array or new tensor (x = x / ..., not x /= ...) instead of writing into the inputs in place: the caller still needs them as they were', _slip_train_step_16),
+        ('padded targets set to 0 by masked_fill, then ignore_index=0', 'loss_mask says which targets are real; the pad id may be any id (and 0 may be a real token): weight by loss_mask rather than ignore_index', _slip_train_step_17),
+        ('no return: the loss never handed back', 'end train_step with `return` and its result', _slip_train_step_18),
     ],
     'evaluate': [
         ('mean of per-batch means', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_0),
