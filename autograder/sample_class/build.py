@@ -476,10 +476,11 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
         ),
         Case(
             "transformer",
-            FULL - 10,
+            FULL - 3,
             "the mistake plus an input transformer, after the last answer, that blanks every "
-            "later cell: a reach into the kernel's shell, so every test of a function scores 0 "
-            "(the four concept answers keep their points)",
+            "later cell: tests do not pass through the kernel, and the reach into its shell "
+            "comes after every test of a function (a test is charged for the cells before "
+            "it): still costs 3",
             {mine: _nb_bytes(add_cell_after(wrong, "answer_permutation", TRANSFORMER))},
         ),
         Case(
