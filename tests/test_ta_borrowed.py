@@ -324,7 +324,19 @@ REACHES = {  # a hostile review's kernel patch, and the other ways into the runn
     "an unpickler": "import pickle\nstate = pickle.loads(data)",
     "the import machinery": "import sys\nsys.meta_path.pop(0)",
     "an interpreter": "import code\ncode.InteractiveInterpreter().runsource(text)",
+    "sys's own dictionary": "import sys\nsys.__dict__['setrecursionlimit'](100000)",
 }
+
+
+def test_only_a_plain_syntax_error_is_a_cell_that_ran_nothing():
+    """The run blanks a cell the kernel could not compile when it is no Python for the
+    grader either; a cell nested past the grader's parser is not one (a kernel with a raised
+    recursion limit reads it), nor is IPython's syntax."""
+    from grader.borrowed import not_python
+
+    assert not_python("def f(:\n    pass") and not_python("§import ctypes")
+    assert not not_python("_pad = " + "+".join(["1"] * 4000))
+    assert not not_python("%time x = 1") and not not_python("x = 1")
 
 
 @pytest.mark.parametrize("form", sorted(REACHES))

@@ -1084,11 +1084,16 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int, defs=frozenset())
     if isinstance(node, ast.Attribute):
         if node.attr in INNER_ATTRIBUTES:
             return [f"reads .{node.attr}"]
+        if node.attr == "__dict__" and _dotted(node.value, aliases) in SEARCHED:
+            return [f"reads {_dotted(node.value, aliases)}.__dict__"]
         return [f"uses {d}" for d in [_dotted(node, aliases)] if _inner(d)]
     if isinstance(node, ast.Name) and node.id == "__builtins__":
         return ["uses __builtins__"]
-    if not isinstance(node, ast.Call):
-        return []
+    return _call_reach(node, aliases, depth, defs) if isinstance(node, ast.Call) else []
+
+
+def _call_reach(node: ast.Call, aliases: dict[str, str], depth: int, defs) -> list[str]:
+    """What a call reaches of the running process (`_reach`)."""
     name, args = _call_name(node.func), node.args
     if name in BUILTIN_RUNNERS and not isinstance(node.func, ast.Name):
         name = ""  # a method or another module's function of that name
@@ -1097,12 +1102,20 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int, defs=frozenset())
         if module is None:
             return ["imports a module named at run time"]
         return [f"imports {module}"] if _inner(module) else []
+    if name == "vars" and args and _dotted(args[0], aliases) in SEARCHED:
+        return [f"reads vars({_dotted(args[0], aliases)})"]
     if name in ("getattr", "setattr", "delattr", "hasattr") and len(args) >= 2:
         attr, base = _folded(args[1]), _dotted(args[0], aliases)
         if attr in INNER_ATTRIBUTES or (attr is not None and _inner(f"{base}.{attr}")):
             return [f"{name}(..., {attr!r})"]
         computed = attr is None and (_inner(base) or base in SEARCHED)
         return [f"{name} of {base} named at run time"] if computed else []
+    return _code_reach(node, name, aliases, depth, defs)
+
+
+def _code_reach(node: ast.Call, name: str, aliases: dict[str, str], depth: int, defs) -> list[str]:
+    """What a call that runs code reaches: a magic, an unpickler, timeit, exec and the like."""
+    args = node.args
     magic = _folded(args[0]) if name in ("run_line_magic", "run_cell_magic") and args else None
     if magic in CODE_MAGICS:
         line = _folded(args[1]) if len(args) > 1 else None
@@ -1191,9 +1204,23 @@ def _bound_names(trees: list[ast.Module]) -> set[str]:
     return found
 
 
-def readable(source: str) -> bool:
-    """Whether the grader can read a cell as Python (IPython's syntax made Python first)."""
-    return _parsed(source) is not None
+def not_python(source: str) -> bool:
+    """Whether a cell is no Python at all, even made Python as IPython makes it: a syntax
+    error, which the kernel's compiler raises too. A cell nested past the grader's parser
+    (RecursionError) is no such cell: a kernel with a raised recursion limit reads it."""
+    for text in (source, None):
+        try:
+            if text is None:
+                from IPython.core.inputtransformer2 import TransformerManager
+
+                text = TransformerManager().transform_cell(source)
+            ast.parse(text)
+            return False
+        except (SyntaxError, ValueError):
+            continue
+        except Exception:  # noqa: BLE001 - deep nesting, memory: not a plain syntax error
+            return False
+    return True
 
 
 def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[str]:

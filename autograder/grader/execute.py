@@ -40,7 +40,7 @@ from pathlib import Path
 import nbformat
 
 from grader import cgroups, lifetime, wire
-from grader.borrowed import readable
+from grader.borrowed import not_python
 from grader.forkserver import ForkServer
 from grader.remote import ANSWER_CHARS, KernelChannel, KernelLost, rebuild_exception
 from grader.sandbox import (
@@ -905,7 +905,7 @@ class _Run:
         ]  # a stub's NotImplementedError (or a call of one) says "unanswered"
         if raised and not stub:
             self.report.errors.append([self.count, str(raised[0].get("ename", "Error"))])
-        if any(o.get("ename") in NOT_PYTHON for o in raised) and not readable(cell.source):
+        if any(o.get("ename") in NOT_PYTHON for o in raised) and not_python(cell.source):
             self.sources[-1] = ""  # the kernel could not compile it either: it ran nothing
 
     def _stopped(self, cell) -> None:
