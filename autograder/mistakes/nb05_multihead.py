@@ -492,10 +492,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         heads = [t.view(B, L, self.n_heads, self.d_k).transpose(1, 2) for t in (q, k, v)]
         y = scaled_dot_product_attention(*heads, allowed)
         return self.W_O(y.transpose(1, 2).reshape(B, L, d))""")),
-    alternative(MHA, "PyTorch's fused attention inside the module, NaN rows zeroed",
-                replace_line("y = scaled_dot_product_attention(q, k, v, allowed)",
-                             "y = torch.nan_to_num(F.scaled_dot_product_attention(q, k, v,"
-                             " attn_mask=allowed))")),
     alternative(MHA, "einsum with per-head weight views", (None, """
         h, d_k = self.n_heads, self.d_k
         def project(layer):
