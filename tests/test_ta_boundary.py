@@ -599,6 +599,18 @@ def test_a_module_the_notebook_writes_is_not_imported(sandboxed):
 
 @pytest.mark.slow
 @pytest_kernel
+def test_a_matplotlib_magic_lets_the_rest_of_its_cell_run(kernel):
+    """`%matplotlib inline` raised NotImplementedError in the grading kernel (a review's), so
+    the rest of its cell never ran and a later answer that used its names failed."""
+    source = "%matplotlib inline\nimport matplotlib.pyplot as plt\nSCALE = 2.0"
+    reply = kernel.request({"op": "run", "source": source}, time.monotonic() + 30)
+    assert not [o for o in reply.get("outputs", []) if o.get("ename")], reply
+    reply = kernel.request({"op": "run", "source": "print(SCALE)"}, time.monotonic() + 30)
+    assert [o.get("text") for o in reply["outputs"]] == ["2.0\n"], reply
+
+
+@pytest.mark.slow
+@pytest_kernel
 def test_a_slow_check_costs_its_test_and_the_kernel_lives_on(kernel):
     template = Template(
         setup=["import attnbook.checks.nb01 as checks"],

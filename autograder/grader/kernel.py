@@ -144,6 +144,9 @@ class Kernel:
         if self.shell.history_manager is None:  # instance() always makes one
             raise RuntimeError("Kernel: expected IPython's shell to have a history manager")
         self.shell.history_manager.enabled = False
+        # `%matplotlib inline` asks this plain shell for a GUI it has not got, and the rest of
+        # the cell would not run: here plots stay with the Agg backend, and the magic is a no-op
+        self.shell.register_magic_function(lambda line="": None, "line", "matplotlib")
         self.error = None
         self.displays: list[dict] = []
         self.dropped = 0
