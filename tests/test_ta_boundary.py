@@ -583,6 +583,12 @@ def test_a_module_the_notebook_writes_is_not_imported(sandboxed):
         "import w_pkg",
         "import numpy, torch, attnbook.lm.model, matplotlib.pyplot\nprint('imported')",
         "import shutil\nshutil.rmtree(os.path.join(tempfile.gettempdir(), 'w_pkg'))",
+        # a shared folder outside the temporary one (the Gradescope fallback can write it)
+        f"shm = '/dev/shm/attnbook-test-{os.getpid()}'\n"
+        "try:\n    os.makedirs(shm)\n    open(shm + '/shm_mod.py', 'w').write('X = 3')\n"
+        "    sys.path.append(shm)\n    import shm_mod\n    print('imported shm_mod')\n"
+        "except OSError as err:\n    print('cannot write', type(err).__name__)\n"
+        "finally:\n    shutil.rmtree(shm, ignore_errors=True)",
     ]
     try:
         seen = []
@@ -595,6 +601,8 @@ def test_a_module_the_notebook_writes_is_not_imported(sandboxed):
         assert outputs and "is not imported while grading" in outputs[0], seen
         assert outputs[0].startswith(f"{name}: the notebook's own file"), seen
     assert seen[3] == ["imported\n"], seen
+    assert "imported shm_mod\n" not in seen[5], seen
+    assert seen[5][0].startswith(("cannot write", "shm_mod: the notebook's own file")), seen
 
 
 @pytest.mark.slow

@@ -94,17 +94,23 @@ PRELOAD = (
 )
 
 
+def _no_op(line: str = "") -> None:
+    return None
+
+
 class WrittenModules:
-    """A finder first on `sys.meta_path` that refuses a module whose file lies where the
-    notebook can write (its working folder, the temporary folder, HOME): a cell could write
-    one and import it, and its code would be in no cell the grader reads. A folder that
-    holds the course's own code (a checkout under /tmp, without a sandbox) is not one."""
+    """A finder first on `sys.meta_path` that refuses a module whose file the notebook could
+    have written: one outside the folders on `sys.path` and of the packages imported when the
+    kernel started (the course's code, the standard library, site-packages), or in its
+    working folder, the temporary folder or HOME. A cell could write one (in /tmp, /dev/shm,
+    ...) and import it, and its code would be in no cell the grader reads."""
 
     def __init__(self) -> None:
         here = [os.getcwd(), os.environ.get("TMPDIR") or "/tmp", os.environ.get("HOME") or ""]
         roots = {os.path.realpath(r) for r in here if r}
-        others = [os.path.realpath(p or ".") for p in sys.path]
-        self.roots = [r for r in roots if not any(_under(p, r) for p in others if p not in roots)]
+        packages = [p for m in list(sys.modules.values()) for p in _package_folders(m)]
+        folders = {os.path.realpath(e or ".") for e in [*sys.path, *packages] if isinstance(e, str)}
+        self.allowed = [p for p in folders if p not in roots]  # (an editable install's too)
 
     def find_spec(self, name, path=None, target=None):
         from importlib.machinery import PathFinder
@@ -112,7 +118,9 @@ class WrittenModules:
         spec = PathFinder.find_spec(name, path)
         places = [spec.origin or "", *(spec.submodule_search_locations or ())] if spec else []
         written = [
-            p for p in places if p and any(_under(os.path.realpath(p), r) for r in self.roots)
+            p
+            for p in places
+            if os.path.isabs(p) and not any(_under(os.path.realpath(p), a) for a in self.allowed)
         ]
         if written:
             raise ImportError(
@@ -120,6 +128,14 @@ class WrittenModules:
                 "(the grader reads only the cells): write its code in a cell"
             )
         return None  # the usual finders go on
+
+
+def _package_folders(module) -> list[str]:
+    """A module's `__path__` (a package's folders), [] for a module or an odd one."""
+    try:
+        return [p for p in getattr(module, "__path__", ()) if isinstance(p, str)]
+    except Exception:  # noqa: BLE001 - torch's namespaces and lazy modules are no packages
+        return []
 
 
 def _under(path: str, root: str) -> bool:
@@ -146,7 +162,7 @@ class Kernel:
         self.shell.history_manager.enabled = False
         # `%matplotlib inline` asks this plain shell for a GUI it has not got, and the rest of
         # the cell would not run: here plots stay with the Agg backend, and the magic is a no-op
-        self.shell.register_magic_function(lambda line="": None, "line", "matplotlib")
+        self.shell.register_magic_function(_no_op, "line", "matplotlib")  # type: ignore[arg-type]
         self.error = None
         self.displays: list[dict] = []
         self.dropped = 0
@@ -666,8 +682,8 @@ def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
 
         random.seed()
         numpy.random.seed()
+    kernel = Kernel()  # (the course's packages imported: their folders are the course's)
     sys.meta_path.insert(0, WrittenModules())  # before any cell runs
-    kernel = Kernel()
     kernel.stand_ins = standins.KernelSide(requests, replies)
     wire.write_frame(replies, {"ready": True, "pid": os.getpid()})
     while True:
