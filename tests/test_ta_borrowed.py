@@ -325,6 +325,18 @@ REACHES = {  # a hostile review's kernel patch, and the other ways into the runn
     "the import machinery": "import sys\nsys.meta_path.pop(0)",
     "an interpreter": "import code\ncode.InteractiveInterpreter().runsource(text)",
     "sys's own dictionary": "import sys\nsys.__dict__['setrecursionlimit'](100000)",
+    # a second round-9 review's
+    "sys through another module": "import os\nK = os.sys.modules['grader.kernel'].Kernel",
+    "the import system's insides": "import importlib\nimportlib._bootstrap._gcd_import('x')",
+    "builtins by their name in a string": "globals()['__builtins__'].exec(code, globals())",
+    "a path in a string": "import operator, os\nm = operator.attrgetter('sys.modules')(os)",
+    "a pickle through numpy": "import numpy as np\nstats = np.load('s.npy', allow_pickle=True)",
+    "a timed magic's options": "%timeit -n1 -r1 import grader.kernel as k",
+    "a timed magic's setup": '%timeit -n1 -r1 -s "import ctypes" pass',
+    "a kept shell": "ip = get_ipython()\nip.events.register('pre_run_cell', f)",
+    "an alias of the shell": "from IPython import get_ipython as gi\ngi().events.register('x', f)",
+    "a shell of one's own": "from IPython.core.interactiveshell import InteractiveShell",
+    "native code": "import torch\ntorch.ops.load_library('x.so')",
 }
 
 
@@ -369,9 +381,16 @@ def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
         "from IPython.display import display\ndisplay(word)\nimport timeit\nimport pickle\n"
         "def step():\n    return fast(torch.ones(2))\n"
         "t = timeit.timeit(step, number=3) + timeit.timeit(lambda: step(), 'pass', number=3)\n"
-        "state = torch.load('x.pt')\nblob = pickle.dumps(state)"
+        "state = torch.load('x.pt')\nblob = pickle.dumps(state)\n"
+        "%config InlineBackend.figure_format = 'retina'  # sharper\n"
+        "%config Completer.use_jedi = False\n%load_ext tensorboard\n"
+        "%timeit -n1 -r1 step()\nnormal = get_ipython().__class__.__name__\n"
+        "from IPython import get_ipython\nshell = get_ipython()\n"
+        "shell.run_line_magic('load_ext', 'autoreload')\n"
     )
+    cells = ["%%writefile notes.txt\nplain notes", "%%timeit -n 3 import numpy as np\nnp.ones(3)"]
     assert process_reaches([also]) == []
+    assert process_reaches(cells) == []
 
 
 def test_a_builtin_named_in_pieces_is_found():

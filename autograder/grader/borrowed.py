@@ -1016,7 +1016,8 @@ WHAT[PROCESS] = (
     "no answer of this course needs: the grader cannot trust what the notebook's calls return"
 )
 INNER_MODULES = ("grader", "ctypes", "_ctypes", "runpy", "zipimport", "pkgutil", "imp", "code",
-                 "codeop", "pdb", "cProfile", "profile", "trace", "doctest", "marshal")  # fmt: skip
+                 "codeop", "trace", "doctest", "marshal", "_pickle", "shelve", "dill",
+                 "cloudpickle")  # fmt: skip
 # gc.collect() is an answer's business; gc's lists of every object are not
 INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace",
                "sys.setprofile", "inspect.currentframe", "inspect.stack", "inspect.trace",
@@ -1024,9 +1025,18 @@ INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settr
                "builtins.compile", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
                "sys.setrecursionlimit", "importlib.machinery", "IPython.core.magic",
                "importlib.util.spec_from_file_location", "importlib.util.spec_from_loader",
-               "importlib.util.module_from_spec", "sys.meta_path", "sys.path_hooks",
-               "sys.path_importer_cache", "pickle.load", "pickle.loads",
-               "pickle.Unpickler")  # fmt: skip
+               "importlib.util.module_from_spec", "importlib._bootstrap",
+               "importlib._bootstrap_external", "sys.meta_path", "sys.path_hooks",
+               "sys.path_importer_cache", "sys.addaudithook", "sys.excepthook",
+               "sys.displayhook", "sys.breakpointhook", "threading.settrace",
+               "threading.setprofile", "pickle.load", "pickle.loads", "pickle.Unpickler",
+               "joblib.load", "pandas.read_pickle", "pdb.run", "pdb.runeval", "pdb.runctx",
+               "cProfile.run", "cProfile.runctx", "cProfile.Profile", "profile.run",
+               "profile.runctx", "profile.Profile", "torch.ops.load_library",
+               "torch.utils.cpp_extension", "IPython.core.interactiveshell",
+               "IPython.InteractiveShell", "IPython.terminal")  # fmt: skip
+# a module reached as another's attribute (`os.sys`, `torch.sys`) is that module
+MODULE_ATTRIBUTES = ("sys", "gc", "inspect", "builtins", "importlib")
 # timeit's statements: code when they are strings (a lambda or a function is fine)
 TIMERS = ("timeit.timeit", "timeit.repeat", "timeit.Timer")
 SEARCHED = ("sys", "gc", "inspect", "builtins")  # an attribute of these named at run time
@@ -1036,22 +1046,23 @@ INNER_ATTRIBUTES = ("f_back", "f_globals", "f_locals", "f_builtins", "tb_frame",
                     "input_transformers_cleanup", "input_transformers_post", "ast_transformers",
                     "input_transformer_manager", "register_magic_function",
                     "register_magics")  # fmt: skip
-# what IPython's own syntax (`%time`, `!ls`) makes of the shell: any other use of it is a reach
-SHELL_CALLS = ("run_line_magic", "run_cell_magic", "system", "getoutput")
-# magics that run or load code the cells do not show (a file, the history, an extension);
-# those with a line that is only a setting are fine: `%load_ext autoreload`, `%config
-# InlineBackend.figure_format = "retina"`
-CODE_MAGICS = ("run", "load", "loadpy", "macro", "rerun", "recall", "load_ext", "reload_ext",
-               "alias_magic", "config", "debug", "edit", "writefile")  # fmt: skip
-SETTING_MAGICS = re.compile(
-    r"(load_ext|reload_ext) autoreload|config InlineBackend\.\w+ *= *(['\"])[\w-]+\2"
-)
+# the same named in a string (`globals()["__builtins__"]`, `attrgetter("sys.modules")`)
+INNER_STRINGS = frozenset((*INNER_ATTRIBUTES, *INNER_NAMES))
+# what IPython's own syntax (`%time`, `!ls`, `?`) makes of the shell: any other use is a reach
+SHELL_CALLS = ("run_line_magic", "run_cell_magic", "system", "getoutput", "show_usage")
+# magics that run or load code the cells do not show (a file, the history); `%config` unless
+# it sets a value (`%config InlineBackend.figure_format = "retina"`). An extension a cell
+# wrote cannot be imported (the kernel's `WrittenModules`), nor a file %%writefile wrote.
+CODE_MAGICS = ("run", "load", "loadpy", "macro", "rerun", "recall", "alias_magic", "config",
+               "debug", "edit")  # fmt: skip
+# magics whose line holds options before the code (IPython's option letters; ":" takes a
+# value), and which option's value is code too (timeit's -s setup)
+CODE_OPTIONS = {"timeit": ("n:r:tcp:qos:", "s"), "prun": ("D:l:rs:T:q", ""), "time": ("", "")}
 # what runs code from a string, and which of its arguments hold the code: the builtins by
 # their own names (`torch.compile(model)`, `re.compile(p)` and `model.eval()` are not them),
 # and the IPython shell's methods
 BUILTIN_RUNNERS = ("exec", "eval", "compile")
-RUNNERS = {"exec": (0,), "eval": (0,), "compile": (0,), "run_cell": (0,),
-           "run_line_magic": (1,), "run_cell_magic": (1, 2)}  # fmt: skip
+RUNNERS = {"exec": (0,), "eval": (0,), "compile": (0,), "run_cell": (0,)}  # magics: `_magic_reach`
 
 
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -1069,8 +1080,15 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
 def _inner(dotted: str | None) -> bool:
     if dotted is None:
         return False
-    return dotted.split(".", 1)[0] in INNER_MODULES or any(
-        dotted == n or dotted.startswith(n + ".") for n in INNER_NAMES
+    parts = dotted.split(".")
+    tails = [
+        dotted,
+        *(".".join(parts[i:]) for i, p in enumerate(parts) if i and p in MODULE_ATTRIBUTES),
+    ]
+    return any(
+        tail.split(".", 1)[0] in INNER_MODULES
+        or any(tail == n or tail.startswith(n + ".") for n in INNER_NAMES)
+        for tail in tails
     )
 
 
@@ -1089,12 +1107,19 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int, defs=frozenset())
         return [f"uses {d}" for d in [_dotted(node, aliases)] if _inner(d)]
     if isinstance(node, ast.Name) and node.id == "__builtins__":
         return ["uses __builtins__"]
+    if isinstance(node, ast.Constant) and node.value in INNER_STRINGS:
+        return [f"names {node.value} in a string"]
     return _call_reach(node, aliases, depth, defs) if isinstance(node, ast.Call) else []
 
 
 def _call_reach(node: ast.Call, aliases: dict[str, str], depth: int, defs) -> list[str]:
     """What a call reaches of the running process (`_reach`)."""
     name, args = _call_name(node.func), node.args
+    if name in ("exec", "eval") and not isinstance(node.func, ast.Name) and args:
+        code = _folded(args[0])  # `model.eval()` takes no code; `x.exec(code)` runs it
+        if code is None:
+            return [f"runs code built at run time (.{name})"]
+        return _reaches_in(code, aliases, depth + 1) if depth < 3 else []
     if name in BUILTIN_RUNNERS and not isinstance(node.func, ast.Name):
         name = ""  # a method or another module's function of that name
     if name in ("__import__", "import_module") and args:
@@ -1116,13 +1141,14 @@ def _call_reach(node: ast.Call, aliases: dict[str, str], depth: int, defs) -> li
 def _code_reach(node: ast.Call, name: str, aliases: dict[str, str], depth: int, defs) -> list[str]:
     """What a call that runs code reaches: a magic, an unpickler, timeit, exec and the like."""
     args = node.args
-    magic = _folded(args[0]) if name in ("run_line_magic", "run_cell_magic") and args else None
-    if magic in CODE_MAGICS:
-        line = _folded(args[1]) if len(args) > 1 else None
-        if not (name == "run_line_magic" and SETTING_MAGICS.fullmatch(f"{magic} {line}".strip())):
-            return [f"runs code the cells do not show (%{magic})"]
-    if any(k.arg == "weights_only" and _falsy(k.value) for k in node.keywords):
-        return ["loads a pickle, which may run code (weights_only=False)"]
+    if name in ("run_line_magic", "run_cell_magic") and args:
+        return _magic_reach(name, args, aliases, depth)
+    if any(
+        (k.arg == "weights_only" and _falsy(k.value))
+        or (k.arg == "allow_pickle" and not _falsy(k.value))
+        for k in node.keywords
+    ):
+        return ["loads a pickle, which may run code (weights_only=False, allow_pickle=True)"]
     if _dotted(node.func, aliases) in TIMERS:
         stmts = [*args[:2], *(k.value for k in node.keywords if k.arg in ("stmt", "setup"))]
         own = [a for a in stmts if isinstance(a, ast.Lambda | ast.Constant)
@@ -1137,6 +1163,75 @@ def _code_reach(node: ast.Call, name: str, aliases: dict[str, str], depth: int, 
             return [f"runs code built at run time ({name})"]
         return [r for c in codes if c and depth < 3 for r in _reaches_in(c, aliases, depth + 1)]
     return []
+
+
+def _magic_reach(name: str, args: list, aliases: dict[str, str], depth: int) -> list[str]:
+    """What a magic reaches: one that runs code the cells do not show; the code of one that
+    runs its line or cell (`%timeit -n1 stmt`, `%%time`), which must be readable, options
+    aside; the line or cell of any other where it reads as Python."""
+    magic, line = _folded(args[0]), _folded(args[1]) if len(args) > 1 else ""
+    body = _folded(args[2]) if name == "run_cell_magic" and len(args) > 2 else ""
+    if magic is None or line is None or body is None:
+        return ["runs a magic built at run time"]
+    if magic in CODE_MAGICS and not (magic == "config" and _a_setting(line)):
+        return [f"runs code the cells do not show (%{magic})"]
+    strict = magic in CODE_OPTIONS or magic == "capture"
+    codes = [line] if name == "run_line_magic" else [body]
+    if magic in CODE_OPTIONS:
+        statement, setups = _magic_code(magic, line)  # (a cell magic's line: setup code)
+        codes = [*setups, statement] + ([body] if name == "run_cell_magic" else [])
+    found = []
+    for code in codes:
+        if _parsed(code) is None:
+            if strict:
+                return [f"runs code the grader cannot read (%{magic})"]
+        elif depth < 3:
+            found += _reaches_in(code, aliases, depth + 1)
+    return found
+
+
+def _a_setting(line: str) -> bool:
+    """Whether a `%config` line only shows or sets a value (`Class.trait = <a literal>`): the
+    magic runs `cfg.<line>`, so any other line is code."""
+    try:
+        body = ast.parse("cfg." + line.strip()).body if line.strip() else []
+    except (SyntaxError, ValueError):
+        return False
+    if not body:
+        return True
+    if len(body) > 1:
+        return False
+    if isinstance(body[0], ast.Expr):
+        return isinstance(body[0].value, ast.Attribute)
+    if not (isinstance(body[0], ast.Assign) and len(body[0].targets) == 1):
+        return False
+    try:
+        ast.literal_eval(body[0].value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return isinstance(body[0].targets[0], ast.Attribute)
+
+
+def _magic_code(magic: str, line: str) -> tuple[str, list[str]]:
+    """A code magic's line as IPython reads it: its statement after the options, and the
+    options' values that are code (timeit's -s setup)."""
+    letters, code_option = CODE_OPTIONS[magic]
+    takes = {c for i, c in enumerate(letters) if letters[i + 1 : i + 2] == ":"}
+    rest, setups = line.lstrip(), []
+    while rest.startswith("-") and (flags := re.match(r"-(\w+)\s*", rest)):
+        rest = rest[flags.end() :]
+        for i, letter in enumerate(flags[1]):
+            if letter not in takes:
+                continue
+            value = flags[1][i + 1 :]
+            if not value:
+                quoted = re.match(r"(?:\"([^\"]*)\"|'([^']*)'|(\S+))\s*", rest)
+                value = next((g for g in quoted.groups() if g is not None), "") if quoted else ""
+                rest = rest[quoted.end() :] if quoted else rest
+            if letter == code_option:
+                setups.append(value)
+            break
+    return rest, setups
 
 
 def _parsed(source: str) -> ast.Module | None:
@@ -1167,22 +1262,43 @@ def _tree_reaches(
     loose = [
         f"passes {n.id} around"
         for n in ast.walk(tree)
-        if isinstance(n, ast.Name) and n.id in (*BUILTIN_RUNNERS, "get_ipython")
+        if isinstance(n, ast.Name) and n.id in BUILTIN_RUNNERS
         and isinstance(n.ctx, ast.Load) and id(n) not in called and n.id not in shadowed
     ]  # fmt: skip
-    shells = {
-        id(n)
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call) and _call_name(n.func) == "get_ipython"
-    }
-    used = {
-        id(n.value)
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Attribute) and id(n.value) in shells and n.attr in SHELL_CALLS
-    }
-    shell = ["uses the IPython shell"] if shells - used else []
     defs = defined if defined is not None else set()  # (code built in a string: none)
-    return loose + shell + [r for n in ast.walk(tree) for r in _reach(n, aliases, depth, defs)]
+    return loose + [r for n in ast.walk(tree) for r in _reach(n, aliases, depth, defs)]
+
+
+def _shell_reaches(trees: list[ast.Module], aliases: dict[str, str]) -> list[tuple[int, str]]:
+    """(cell, reach) for each use of the IPython shell beyond what IPython's syntax makes of
+    it (`SHELL_CALLS`), across the cells: `get_ipython()` (or an alias of it) called, or kept
+    in a name, for anything else; `get_ipython().__class__.__name__` is fine."""
+    getters = {"get_ipython"} | {k for k, v in aliases.items() if v.endswith(".get_ipython")}
+    walked = [(cell, n) for cell, tree in enumerate(trees, 1) for n in ast.walk(tree)]
+    called = {id(n.func) for _, n in walked if isinstance(n, ast.Call)}
+    shells = {
+        id(n) for _, n in walked if isinstance(n, ast.Call) and (_call_name(n.func) in getters)
+    }
+    kept = [n for _, n in walked if isinstance(n, ast.Assign) and id(n.value) in shells]
+    holders = {t.id for n in kept for t in n.targets if isinstance(t, ast.Name)}
+    fine = {id(n.value) for n in kept if all(isinstance(t, ast.Name) for t in n.targets)}
+    for _, n in walked:
+        if isinstance(n, ast.Attribute) and n.attr in SHELL_CALLS:
+            fine.add(id(n.value))
+        elif isinstance(n, ast.Attribute) and n.attr == "__name__":
+            if isinstance(n.value, ast.Attribute) and n.value.attr == "__class__":
+                fine.add(id(n.value.value))
+    return [
+        (cell, "uses the IPython shell")
+        for cell, n in walked
+        if id(n) not in fine
+        and (
+            id(n) in shells
+            or (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in holders)
+            or (isinstance(n, ast.Name) and n.id in getters and id(n) not in called
+                and isinstance(n.ctx, ast.Load))
+        )
+    ]  # fmt: skip
 
 
 def _bound_names(trees: list[ast.Module]) -> set[str]:
@@ -1225,7 +1341,10 @@ def not_python(source: str) -> bool:
 
 def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[str]:
     tree = _parsed(source)
-    return [] if tree is None else _tree_reaches(tree, aliases, depth, _bound_names([tree]))
+    if tree is None:
+        return []
+    shell = [reach for _, reach in _shell_reaches([tree], aliases)]
+    return shell + _tree_reaches(tree, aliases, depth, _bound_names([tree]))
 
 
 _EMPTY = ast.Module(body=[], type_ignores=[])
@@ -1262,7 +1381,8 @@ def _process_reaches(sources: list[str]) -> list[str]:
     walked = [n for t in trees for n in ast.walk(t)]
     stored = {n.id for n in walked if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     defs = {n.name for n in walked if isinstance(n, ast.FunctionDef)} - stored
-    found = unread + [
+    found = unread + [f"cell {number} {reach}" for number, reach in _shell_reaches(trees, aliases)]
+    found += [
         f"cell {number} {reach}"
         for number, tree in enumerate(trees, 1)
         for reach in _tree_reaches(tree, aliases, 0, shadowed, defs)
