@@ -568,9 +568,10 @@ def kernel():
 @pytest.mark.slow
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "own user"])
 def test_a_module_the_notebook_writes_is_not_imported(sandboxed):
-    """A hostile review's: a cell writes a module (into the working folder, or a folder it
-    puts on sys.path) and imports it, so that code in no cell runs; the kernel refuses it,
-    naming the file, and imports the course's packages as before."""
+    """A review's: a cell writes a module (into the working folder, or a folder it puts on
+    sys.path: the temporary folder, /dev/shm) and imports it, so that code in no cell runs;
+    the kernel refuses it, naming the file, and imports the course's packages as before. The
+    student's own files, there before the first cell, import (`test_a_students_own_files_...`)."""
     if sandboxed and not SANDBOX_OK:
         pytest.skip("no sandbox")
     kernel = StudentKernel(None, Limits(cell_timeout_s=30), sandboxed)

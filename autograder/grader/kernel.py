@@ -101,16 +101,31 @@ def _no_op(line: str = "") -> None:
 class WrittenModules:
     """A finder first on `sys.meta_path` that refuses a module whose file the notebook could
     have written: one outside the folders on `sys.path` and of the packages imported when the
-    kernel started (the course's code, the standard library, site-packages), or in its
-    working folder, the temporary folder or HOME. A cell could write one (in /tmp, /dev/shm,
-    ...) and import it, and its code would be in no cell the grader reads."""
+    kernel started (the course's code, the standard library, site-packages, the working
+    folder with the student's own files), or in the temporary folder or HOME. A cell could
+    write one (in /tmp, /dev/shm, ...) and import it, and its code would be in no cell the
+    grader reads. The working folder's files from before the first cell are the student's
+    own (`freeze`): they import; one a cell writes or changes there is refused."""
 
     def __init__(self) -> None:
-        here = [os.getcwd(), os.environ.get("TMPDIR") or "/tmp", os.environ.get("HOME") or ""]
+        here = [os.environ.get("TMPDIR") or "/tmp", os.environ.get("HOME") or ""]
         roots = {os.path.realpath(r) for r in here if r}
         packages = [p for m in list(sys.modules.values()) for p in _package_folders(m)]
         folders = {os.path.realpath(e or ".") for e in [*sys.path, *packages] if isinstance(e, str)}
         self.allowed = [p for p in folders if p not in roots]  # (an editable install's too)
+        self.own = os.path.realpath(os.getcwd())  # the student's own files (HOME too)
+        self.allowed.append(self.own)
+        self.frozen: dict[str, tuple[int, int, int]] | None = None
+
+    def freeze(self) -> None:
+        """Record the working folder's files as the student's own, before the first cell:
+        a module there that a cell writes or changes later is refused like any other."""
+        if self.frozen is None:
+            self.frozen = {}
+            for folder, _dirs, files in os.walk(self.own):
+                for name in files[:10_000]:
+                    path = os.path.join(folder, name)
+                    self.frozen[path] = _stamp(path)
 
     def find_spec(self, name, path=None, target=None):
         from importlib.machinery import PathFinder
@@ -120,7 +135,14 @@ class WrittenModules:
         written = [
             p
             for p in places
-            if os.path.isabs(p) and not any(_under(os.path.realpath(p), a) for a in self.allowed)
+            if os.path.isabs(p)
+            and not any(_under(os.path.realpath(p), a) for a in self.allowed)
+            or (
+                self.frozen is not None
+                and os.path.isfile(p)
+                and _under(os.path.realpath(p), self.own)
+                and self.frozen.get(os.path.realpath(p)) != _stamp(os.path.realpath(p))
+            )
         ]
         if written:
             raise ImportError(
@@ -128,6 +150,15 @@ class WrittenModules:
                 "(the grader reads only the cells): write its code in a cell"
             )
         return None  # the usual finders go on
+
+
+def _stamp(path: str) -> tuple[int, int, int]:
+    """A file's identity and version: inode, size and time of its last change."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (0, 0, 0)
+    return (info.st_ino, info.st_size, info.st_ctime_ns)
 
 
 def _package_folders(module) -> list[str]:
@@ -618,6 +649,9 @@ def _exception(err: BaseException) -> dict:
 def serve(kernel: Kernel, request: dict) -> dict:
     op = request.get("op")
     if op == "run":
+        for finder in sys.meta_path:  # the student's own files are those there before a cell
+            if isinstance(finder, WrittenModules):
+                finder.freeze()
         return kernel.run(str(request["source"]))
     if op == "describe":
         return kernel.describe(str(request["name"]))
