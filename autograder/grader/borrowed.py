@@ -1234,19 +1234,34 @@ def _magic_code(magic: str, line: str) -> tuple[str, list[str]]:
     return rest, setups
 
 
-def _parsed(source: str) -> ast.Module | None:
+def _parse(source: str) -> tuple[ast.Module | None, bool]:
     """A cell's syntax tree, its IPython syntax (`%%time`, `!ls`) first made Python as the
-    kernel makes it; None for a cell that is not Python."""
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        pass
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
+    kernel makes it; None for a cell that is not Python, and whether that is a plain syntax
+    error (one the kernel's compiler raises too), not nesting past the grader's parser (a
+    kernel with a raised recursion limit reads that)."""
+    plain = True
+    for text in (source, None):
+        try:
+            if text is None:
+                from IPython.core.inputtransformer2 import TransformerManager
 
-        return ast.parse(TransformerManager().transform_cell(source))
-    except Exception:  # noqa: BLE001 - not Python, even for IPython: it cannot run either
-        return None
+                text = TransformerManager().transform_cell(source)
+            return ast.parse(text), False
+        except (SyntaxError, ValueError):
+            continue
+        except Exception:  # noqa: BLE001 - deep nesting, memory: not a plain syntax error
+            plain = False
+    return None, plain
+
+
+def _parsed(source: str) -> ast.Module | None:
+    return _parse(source)[0]
+
+
+def not_python(source: str) -> bool:
+    """Whether a cell is a plain syntax error, even made Python as IPython makes it (see
+    `_parse`): the kernel could not compile it either, so it ran nothing."""
+    return _parse(source)[1]
 
 
 def _falsy(node: ast.AST) -> bool:
@@ -1320,25 +1335,6 @@ def _bound_names(trees: list[ast.Module]) -> set[str]:
     return found
 
 
-def not_python(source: str) -> bool:
-    """Whether a cell is no Python at all, even made Python as IPython makes it: a syntax
-    error, which the kernel's compiler raises too. A cell nested past the grader's parser
-    (RecursionError) is no such cell: a kernel with a raised recursion limit reads it."""
-    for text in (source, None):
-        try:
-            if text is None:
-                from IPython.core.inputtransformer2 import TransformerManager
-
-                text = TransformerManager().transform_cell(source)
-            ast.parse(text)
-            return False
-        except (SyntaxError, ValueError):
-            continue
-        except Exception:  # noqa: BLE001 - deep nesting, memory: not a plain syntax error
-            return False
-    return True
-
-
 def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[str]:
     tree = _parsed(source)
     if tree is None:
@@ -1351,12 +1347,11 @@ _EMPTY = ast.Module(body=[], type_ignores=[])
 
 
 def process_reaches(sources: list[str]) -> list[str]:
-    """Where the cells reach into the running process instead of computing an answer: an
-    import of the grader or of ctypes, gc's object lists, `sys.modules`, frames (`sys._getframe`,
-    `.f_back`, `inspect.stack`), functions' insides (`__code__`, `__globals__`,
-    `cell_contents`), `__subclasses__`, a bound method's `__self__`, and code an `exec`,
-    `eval`, `compile` or `run_cell` builds at run time (a constant string's code is read as
-    a cell's). One line each, naming the cell."""
+    """Where the cells reach into the running process instead of computing an answer (see
+    INNER_MODULES, INNER_NAMES, INNER_ATTRIBUTES): the grader's or ctypes' modules,
+    `sys.modules`, frames, functions' insides, the IPython shell beyond its syntax, code an
+    `exec`, a magic or an unpickler runs that the cells do not show (a constant string's code
+    is read as a cell's), and a cell the grader cannot read. One line each, naming the cell."""
     if sum(len(s) for s in sources) > SOURCE_LIMIT:
         return ["more code than the grader reads"]
     try:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from pathlib import Path
 
 from grader import keyrings, standins, wire
 
@@ -132,24 +133,21 @@ class WrittenModules:
 
         spec = PathFinder.find_spec(name, path)
         places = [spec.origin or "", *(spec.submodule_search_locations or ())] if spec else []
-        written = [
-            p
-            for p in places
-            if os.path.isabs(p)
-            and not any(_under(os.path.realpath(p), a) for a in self.allowed)
-            or (
-                self.frozen is not None
-                and os.path.isfile(p)
-                and _under(os.path.realpath(p), self.own)
-                and self.frozen.get(os.path.realpath(p)) != _stamp(os.path.realpath(p))
-            )
-        ]
+        written = [p for p in places if os.path.isabs(p) and self._written(os.path.realpath(p))]
         if written:
             raise ImportError(
                 f"{name}: the notebook's own file {written[0]} is not imported while grading "
                 "(the grader reads only the cells): write its code in a cell"
             )
         return None  # the usual finders go on
+
+    def _written(self, place: str) -> bool:
+        """Outside the allowed folders, or one of the working folder's files that a cell
+        wrote or changed after `freeze`."""
+        if not any(Path(place).is_relative_to(a) for a in self.allowed):
+            return True
+        own = Path(place).is_relative_to(self.own) and os.path.isfile(place)
+        return own and self.frozen is not None and self.frozen.get(place) != _stamp(place)
 
 
 def _stamp(path: str) -> tuple[int, int, int]:
@@ -167,10 +165,6 @@ def _package_folders(module) -> list[str]:
         return [p for p in getattr(module, "__path__", ()) if isinstance(p, str)]
     except Exception:  # noqa: BLE001 - torch's namespaces and lazy modules are no packages
         return []
-
-
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def preload() -> None:
@@ -191,6 +185,7 @@ class Kernel:
         if self.shell.history_manager is None:  # instance() always makes one
             raise RuntimeError("Kernel: expected IPython's shell to have a history manager")
         self.shell.history_manager.enabled = False
+        self.modules: WrittenModules | None = None  # the import guard, once it serves
         # `%matplotlib inline` asks this plain shell for a GUI it has not got, and the rest of
         # the cell would not run: here plots stay with the Agg backend, and the magic is a no-op
         self.shell.register_magic_function(_no_op, "line", "matplotlib")  # type: ignore[arg-type]
@@ -649,9 +644,8 @@ def _exception(err: BaseException) -> dict:
 def serve(kernel: Kernel, request: dict) -> dict:
     op = request.get("op")
     if op == "run":
-        for finder in sys.meta_path:  # the student's own files are those there before a cell
-            if isinstance(finder, WrittenModules):
-                finder.freeze()
+        if kernel.modules is not None:  # the student's own files: those there before a cell
+            kernel.modules.freeze()
         return kernel.run(str(request["source"]))
     if op == "describe":
         return kernel.describe(str(request["name"]))
@@ -717,7 +711,8 @@ def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
         random.seed()
         numpy.random.seed()
     kernel = Kernel()  # (the course's packages imported: their folders are the course's)
-    sys.meta_path.insert(0, WrittenModules())  # before any cell runs
+    kernel.modules = WrittenModules()
+    sys.meta_path.insert(0, kernel.modules)  # before any cell runs
     kernel.stand_ins = standins.KernelSide(requests, replies)
     wire.write_frame(replies, {"ready": True, "pid": os.getpid()})
     while True:
