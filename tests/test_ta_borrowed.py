@@ -293,6 +293,7 @@ REACHES = {  # a hostile review's kernel patch, and the other ways into the runn
     "_K = _s.modules['grader' + '.' + 'kernel'].Kernel\n"
     "_ops = _il.import_module(''.join(['attn', 'book', '.', 'ops']))",
     "sys.modules by getattr": "import sys\nm = getattr(sys, 'mod' + 'ules')",
+    "a .pth file's lines run": "import os, site\nsite.addsitedir(os.getcwd())",
     "a frame": "import sys\n\ndef f():\n    return sys._getframe(1)",
     "a caller's locals": "import inspect\nk = inspect.currentframe().f_back.f_locals['self']",
     "a bound method's self": "k = get_ipython().display_pub.publish.__self__",
@@ -362,6 +363,40 @@ def test_a_reach_into_the_running_process_is_charged_to_every_subject(form):
     found = [b.message() for b in borrowed_in_test("02_positions", test, sources)]
     assert found and all(m.startswith(f"cell {len(sources)} ") for m in found), found
     assert all("running process" in m and "embed" in m for m in found), found
+
+
+def test_the_students_own_modules_are_read_as_cells_are():
+    """A review's: a module submitted beside the notebook imports in the grading kernel, so
+    the grader reads it: a reach there is charged naming the file (imported or not, since an
+    import need not show), as is a file it cannot read; a plain syntax error imports nothing;
+    a borrowed call in a module the cells name costs the subjects it serves."""
+    from grader.borrowed import own_code
+
+    cells = [*solution_cells("02_positions")[0], "import helper\nhelper.setup()"]
+    test = solution_cells("02_positions")[1]["test_sinusoidal_positions"][0]
+    patch = KERNEL_PATCH.replace("\n\n\n", "\n\n\ndef setup():\n    pass\n\n\n", 1)
+    for name, text in (("helper.py", patch), ("pkg/__init__.py", "import ctypes\n"),
+                       ("deep.py", "_pad = " + "+".join(["1"] * 4000))):  # fmt: skip
+        found = process_reaches(cells, {name: text})
+        assert found and found[0].startswith(f"your own file '{name}' "), (name, found)
+        charged = [b.message() for b in borrowed_in_test("02_positions", test, cells, None,
+                                                         {name: text})]  # fmt: skip
+        assert any("running process" in m for m in charged), charged
+    honest = {"helper.py": "import numpy as np\n\n\ndef setup():\n    return np.zeros(2)\n",
+              "broken.py": "def unfinished(:\n    pass\n"}  # fmt: skip
+    assert process_reaches(cells, honest) == []
+    assert borrowed_in_test("02_positions", test, cells, None, honest) == []
+    twin = {"helper.py": "from attnbook.lm.model import sinusoid_table as table\n"}
+    answer = "from helper import table\n\n\ndef sinusoidal_positions(L, d):\n    return table(L, d)"
+    found = find_borrowed("02_positions", "sinusoidal_positions", [answer], None, twin)
+    assert [b.target for b in found] == ["attnbook.lm.model.sinusoid_table"], found
+    assert "in your own file helper.py" in found[0].message(), found
+    assert find_borrowed("02_positions", "sinusoidal_positions", ["x = 1"], None, twin) == []
+    # read as the kernel reads it: by its coding line; what it cannot decode imports nothing
+    latin = "# -*- coding: latin-1 -*-\nimport sys\nsys.modules\nname = 'caf\xe9'\n"
+    texts = own_code({"a.py": latin.encode("latin-1"), "b.py": b"\xff\xfe", "c.txt": b"x"})
+    assert list(texts) == ["a.py"] and "café" in texts["a.py"], texts
+    assert process_reaches(["x = 1"], texts)[0].startswith("your own file 'a.py' ")
 
 
 def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
@@ -821,6 +856,30 @@ def test_the_course_setting_gives_borrowed_answers_its_fraction_of_the_points():
         r"uses attnbook\.lm\.model\.sinusoid_table",
         report.status,
     ), report.status
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_a_kernel_patch_in_the_students_own_module_is_charged(tmp_path):
+    """A review's: the patch of `p_kernel_patch` in a module submitted beside the notebook,
+    imported from a cell, gave a wrong answer full marks (the grader read only the cells).
+    Now every test with a subject is charged, naming the file; an honest module beside the
+    same notebook costs nothing."""
+    from grader.execute import Template, run_notebook
+
+    notebook = "02_positions"
+    template = Template.from_path(ROOT / "solutions" / notebook / f"{notebook}.ipynb")
+    for name, text, zeroed in (("patch", KERNEL_PATCH, GRADED_02),
+                               ("honest", "SCALE = 1.0\n", [])):  # fmt: skip
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "helper.py").write_text(text)
+        nb = submission(notebook, ("sinusoidal_positions", WRONG_SINUSOID * bool(zeroed)),
+                        ("after sinusoidal_positions", "import helper"))  # fmt: skip
+        report = run_notebook(nb, template, files_from=tmp_path / name, sandbox="bwrap")
+        charged = sorted(g for g in report.borrowed if "your own file 'helper.py'" in
+                         report.borrowed[g])  # fmt: skip
+        assert charged == sorted(zeroed), (name, report.borrowed)
+        assert all(report.tests[g] == "passed" for g in GRADED_02) == (not zeroed), report.tests
 
 
 # -- issue #27 item 3: any binding of a graded name counts; the rule follows what runs -------

@@ -607,6 +607,41 @@ def test_a_module_the_notebook_writes_is_not_imported(sandboxed):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "own user"])
+def test_a_students_own_modules_run_only_from_their_source(tmp_path, sandboxed):
+    """A review's: the student's own files are read by the grader as text (`own_modules`),
+    so the kernel imports them only from that text. A bytecode file beside `helper.py`
+    (`__pycache__`, marked as not to be checked against the source) is not run; a module that
+    is only bytecode (`sneaky.pyc`) or a native library is refused, naming the file."""
+    import importlib.machinery
+    import importlib.util
+    import py_compile
+
+    if sandboxed and not SANDBOX_OK:
+        pytest.skip("no sandbox")
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "helper.py").write_text("X = 42\n")
+    evil = tmp_path / "evil.py"
+    evil.write_text("X = 666\n")
+    unchecked = py_compile.PycInvalidationMode.UNCHECKED_HASH
+    py_compile.compile(str(evil), importlib.util.cache_from_source(str(own / "helper.py")),
+                       invalidation_mode=unchecked)  # fmt: skip
+    py_compile.compile(str(evil), str(own / "sneaky.pyc"), invalidation_mode=unchecked)
+    (own / f"native{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"\x7fELF")
+    kernel = StudentKernel(own, Limits(cell_timeout_s=30), sandboxed)
+    try:
+        assert _printed(kernel, "import helper\nprint(helper.X)") == "42\n"
+        for name, file in (("sneaky", "sneaky.pyc"), ("native", "native.")):
+            printed = _printed(kernel, f"try:\n    import {name}\nexcept ImportError as e:\n"
+                                       "    print(e)")  # fmt: skip
+            assert printed.startswith(f"{name}: ") and "is not Python source" in printed, printed
+            assert file in printed, printed
+    finally:
+        kernel.close()
+
+
+@pytest.mark.slow
 @pytest_kernel
 def test_a_matplotlib_magic_lets_the_rest_of_its_cell_run(kernel):
     """`%matplotlib inline` raised NotImplementedError in the grading kernel (a review's), so

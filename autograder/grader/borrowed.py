@@ -824,15 +824,70 @@ def all_bindings(sources: list[str]) -> tuple[dict, dict]:
 
 
 def find_borrowed(
-    notebook: str, subject: str, sources: list[str], origin: dict | None = None
+    notebook: str,
+    subject: str,
+    sources: list[str],
+    origin: dict | None = None,
+    files: dict[str, str] | None = None,
 ) -> list[Borrowed]:
     """The forbidden calls that `subject`'s answer in `sources` (the submission's code
     cells run before its test) reaches; [] when it has none or cannot be read. `origin`:
-    the kernel's answer to op `origin` for the subject (see `follow`)."""
+    the kernel's answer to op `origin` for the subject (see `follow`). `files`: the
+    student's own modules (`own_code`); each one the cells name is read whole, as if the
+    subject reached all of it."""
     targets = RULES.get(notebook, {}).get(subject)
     if targets is None or sum(len(s) for s in sources) > SOURCE_LIMIT:
         return []
-    rule = _rule(targets)
+    return _find_borrowed(subject, sources, origin, _rule(targets)) + [
+        Borrowed(subject, f"{call} (in your own file {name})", target)
+        for name, tree in _named_files(sources, files or {}).items()
+        for call, target, _via in _file_reader(tree, _rule(targets)).found
+    ]
+
+
+def _file_reader(tree: ast.Module, rule: _Rule) -> _Reader:
+    reader = _Reader({}, rule)
+    reader._read_node(tree, "", "", [])
+    return reader
+
+
+def _named_files(sources: list[str], files: dict[str, str]) -> dict[str, ast.Module]:
+    """The student's own modules that the cells, or such a module, name (an import, a
+    string, any word): the ones an answer can run."""
+    words = set(re.findall(r"[A-Za-z_]\w*", "\n".join(sources)))
+    named: dict[str, ast.Module] = {}
+    grew = True
+    while grew:
+        grew = False
+        for name, text in files.items():
+            if name not in named and _module_root(name) in words:
+                named[name] = _file_tree(text) or _EMPTY
+                words |= set(re.findall(r"[A-Za-z_]\w*", text))
+                grew = True
+    return named
+
+
+def _module_root(name: str) -> str:
+    """The name a module file imports under from the working folder: its first folder, or
+    its own name without `.py`."""
+    first = name.split("/", 1)[0]
+    return first.removesuffix(".py")
+
+
+def _file_tree(text: str) -> ast.Module | None:
+    """A module file's syntax tree (plain Python, as the kernel compiles it); None where
+    the grader cannot read it."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return _EMPTY  # a plain syntax error: it imports nothing
+    except Exception:  # noqa: BLE001 - deep nesting, memory: the kernel may read it
+        return None
+
+
+def _find_borrowed(
+    subject: str, sources: list[str], origin: dict | None, rule: _Rule
+) -> list[Borrowed]:
     followed = follow(origin, sources) if origin is not None else Followed()
     try:
         bindings, extra = all_bindings(sources)
@@ -984,20 +1039,28 @@ def warm() -> None:
 
 
 def borrowed_in_test(
-    notebook: str, test_source: str, sources: list[str], origins: dict | None = None
+    notebook: str,
+    test_source: str,
+    sources: list[str],
+    origins: dict | None = None,
+    files: dict[str, str] | None = None,
 ) -> list[Borrowed]:
     """Every borrowed call of every subject a test checks, and every reach of the cells into
     the running process (`process_reaches`), charged to each subject: the kernel that answers
     for them cannot be trusted then; `origins`: subject -> the kernel's answer to op `origin`
-    (see `follow`)."""
+    (see `follow`); `files`: the student's own modules (`own_code`)."""
     subjects = subjects_of(notebook, test_source)
-    reaches = process_reaches(sources) if subjects else []
+    reaches = process_reaches(sources, files) if subjects else []
     return [
         *(
             b
             for subject in subjects
             for b in find_borrowed(
-                notebook, subject, sources, (origins or {}).get(subject) if origins else None
+                notebook,
+                subject,
+                sources,
+                (origins or {}).get(subject) if origins else None,
+                files,
             )
         ),
         *(Borrowed(subject, reach, PROCESS) for subject in subjects for reach in reaches),
@@ -1017,7 +1080,8 @@ WHAT[PROCESS] = (
 )
 INNER_MODULES = ("grader", "ctypes", "_ctypes", "runpy", "zipimport", "pkgutil", "imp", "code",
                  "codeop", "trace", "doctest", "marshal", "_pickle", "shelve", "dill",
-                 "cloudpickle")  # fmt: skip
+                 "cloudpickle", "site")  # fmt: skip
+# (site: it runs the lines of a .pth file among the student's own files)
 # gc.collect() is an answer's business; gc's lists of every object are not
 INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace",
                "sys.setprofile", "inspect.currentframe", "inspect.stack", "inspect.trace",
@@ -1346,25 +1410,31 @@ def _reaches_in(source: str, aliases: dict[str, str], depth: int = 0) -> list[st
 _EMPTY = ast.Module(body=[], type_ignores=[])
 
 
-def process_reaches(sources: list[str]) -> list[str]:
+def process_reaches(sources: list[str], files: dict[str, str] | None = None) -> list[str]:
     """Where the cells reach into the running process instead of computing an answer (see
     INNER_MODULES, INNER_NAMES, INNER_ATTRIBUTES): the grader's or ctypes' modules,
     `sys.modules`, frames, functions' insides, the IPython shell beyond its syntax, code an
     `exec`, a magic or an unpickler runs that the cells do not show (a constant string's code
-    is read as a cell's), and a cell the grader cannot read. One line each, naming the cell."""
-    if sum(len(s) for s in sources) > SOURCE_LIMIT:
+    is read as a cell's), and a cell the grader cannot read. One line each, naming the cell.
+    `files`: the student's own modules (`own_code`), which the kernel imports: each is read
+    as a cell is, imported or not (how a cell imports one need not show)."""
+    files = files or {}
+    if sum(len(s) for s in [*sources, *files.values()]) > SOURCE_LIMIT:
         return ["more code than the grader reads"]
     try:
-        return _process_reaches(sources)
+        return _process_reaches(sources, files)
     except RecursionError:
         return ["code nested too deeply for the grader to read"]
 
 
-def _process_reaches(sources: list[str]) -> list[str]:
-    parsed = [_parsed(source) for source in sources]  # each cell parsed once
-    # (a cell the kernel could not compile either ran nothing: the run gives it as "")
+def _process_reaches(sources: list[str], files: dict[str, str]) -> list[str]:
+    # each cell parsed once (a cell the kernel could not compile either ran nothing: the run
+    # gives it as ""); a module file as the kernel compiles it, plain Python
+    parsed = [_parsed(source) for source in sources] + [_file_tree(t) for t in files.values()]
+    labels = [f"cell {n}" for n in range(1, len(sources) + 1)]
+    labels += [f"your own file {name!a}" for name in files]
     unread = [
-        f"cell {n} holds code the grader cannot read" for n, t in enumerate(parsed, 1) if t is None
+        f"{labels[n]} holds code the grader cannot read" for n, t in enumerate(parsed) if t is None
     ]
     trees: list[ast.Module] = [t or _EMPTY for t in parsed]
     aliases: dict[str, str] = {}
@@ -1376,10 +1446,24 @@ def _process_reaches(sources: list[str]) -> list[str]:
     walked = [n for t in trees for n in ast.walk(t)]
     stored = {n.id for n in walked if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     defs = {n.name for n in walked if isinstance(n, ast.FunctionDef)} - stored
-    found = unread + [f"cell {number} {reach}" for number, reach in _shell_reaches(trees, aliases)]
+    found = unread + [f"{labels[n - 1]} {reach}" for n, reach in _shell_reaches(trees, aliases)]
     found += [
-        f"cell {number} {reach}"
+        f"{labels[number - 1]} {reach}"
         for number, tree in enumerate(trees, 1)
         for reach in _tree_reaches(tree, aliases, 0, shadowed, defs)
     ]
     return list(dict.fromkeys(found))[:10]
+
+
+def own_code(files: dict[str, bytes]) -> dict[str, str]:
+    """The student's own modules (name -> bytes, the `.py` files among their files), as the
+    kernel reads them (`grader.kernel._SourceOnly`): decoded by their coding line, or left
+    out where that fails (the kernel cannot import them either)."""
+    from importlib.util import decode_source
+
+    texts = {}
+    for name, data in files.items():
+        if name.endswith(".py"):
+            with contextlib.suppress(UnicodeDecodeError, SyntaxError, LookupError):
+                texts[name] = decode_source(data)
+    return texts

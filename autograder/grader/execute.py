@@ -40,7 +40,7 @@ from pathlib import Path
 import nbformat
 
 from grader import cgroups, lifetime, wire
-from grader.borrowed import not_python
+from grader.borrowed import not_python, own_code
 from grader.forkserver import ForkServer
 from grader.remote import ANSWER_CHARS, KernelChannel, KernelLost, rebuild_exception
 from grader.sandbox import (
@@ -398,6 +398,15 @@ def _own_files(source: Path) -> list[Path]:
     return found
 
 
+def own_modules(source: Path | None) -> dict[str, str]:
+    """The text of the student's own modules (the `.py` files among `_own_files`), which
+    the kernel imports and the grader reads (`grader.borrowed.own_code`)."""
+    if source is None:
+        return {}
+    files = [p for p in _own_files(source) if p.suffix == ".py"]
+    return own_code({p.relative_to(source).as_posix(): p.read_bytes() for p in files})
+
+
 def _copy_own_files(source: Path, dest: Path) -> None:
     for path in _own_files(source):
         target = dest / path.relative_to(source)
@@ -508,6 +517,7 @@ def run_test(
     answers: dict[str, str] | None = None,
     failed: dict | None = None,
     submission: str = "",
+    files: dict[str, str] | None = None,
 ) -> tuple[list, str]:
     """Run an instructor's test in a fresh process; its outputs and its verdict. A borrowed
     answer (`grader.borrowed`) is noted in `borrowed` (grade_id -> message) and gets
@@ -518,7 +528,8 @@ def run_test(
     `answers` gets the concept answers the test read, as the student left them. `failed`
     holds the subjects whose checks failed in the earlier tests (the test's own failure is
     added): a test whose subject calls one of them names it, as the self-check does.
-    `submission`: its digest (`submission_digest`), which the hidden cases draw from."""
+    `submission`: its digest (`submission_digest`), which the hidden cases draw from;
+    `files`: its own modules (`own_modules`), which the grader reads as it reads the cells."""
     if kernel.dead:
         return [_new_output(error_output(LOST, kernel.dead))], "lost"
     points = template.points.get(grade_id, 0.0)
@@ -537,6 +548,7 @@ def run_test(
         "points": points,
         "failed": dict(failed or {}),
         "submission": submission,
+        "files": dict(files or {}),
     }
     outcome, data = _test_outcome(job, kernel, deadline)
     _settle(kernel, outcome)
@@ -783,6 +795,7 @@ def run_notebook(
         ),
         cpu_start=cpu_start,
         submission=submission,
+        files=own_modules(files_from),
     )
     try:
         for cell in nb.cells:
@@ -827,6 +840,7 @@ class _Run:
     restarted: bool = False
     failed: dict = field(default_factory=dict)  # subjects whose checks failed (run_test)
     submission: str = ""  # its digest, which the hidden cases draw from (submission_digest)
+    files: dict[str, str] = field(default_factory=dict)  # its own modules (own_modules)
 
     def cell(self, cell) -> None:
         self.count += 1
@@ -868,6 +882,7 @@ class _Run:
             answers=self.report.answers,
             failed=self.failed,
             submission=self.submission,
+            files=self.files,
         )
         cell.outputs = self.budget.clean_test(cell.outputs)
         if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):

@@ -40,6 +40,8 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from importlib.machinery import SourceFileLoader
+from importlib.util import decode_source
 from pathlib import Path
 
 from grader import keyrings, standins, wire
@@ -139,7 +141,14 @@ class WrittenModules:
                 f"{name}: the notebook's own file {written[0]} is not imported while grading "
                 "(the grader reads only the cells): write its code in a cell"
             )
-        return None  # the usual finders go on
+        origin = os.path.realpath(spec.origin) if spec and spec.origin else ""
+        if spec is None or not Path(origin).is_relative_to(self.own):
+            return None  # the usual finders go on
+        if not origin.endswith(".py"):  # compiled code (.pyc, .so) the grader cannot read
+            raise ImportError(f"{name}: {origin} is not Python source: the grader reads only that")
+        spec.loader = _SourceOnly(name, origin)  # never a __pycache__ file beside it
+        spec.cached = None
+        return spec
 
     def _written(self, place: str) -> bool:
         """Outside the allowed folders, or one of the working folder's files that a cell
@@ -148,6 +157,16 @@ class WrittenModules:
             return True
         own = Path(place).is_relative_to(self.own) and os.path.isfile(place)
         return own and self.frozen is not None and self.frozen.get(place) != _stamp(place)
+
+
+class _SourceOnly(SourceFileLoader):
+    """The student's own module, compiled from its text as the grader reads it
+    (`grader.borrowed.own_code`): a bytecode file beside it, even one marked as not to be
+    checked against its source, is never run."""
+
+    def get_code(self, fullname):
+        text = decode_source(self.get_data(self.path))
+        return compile(text, self.path, "exec", dont_inherit=True)
 
 
 def _stamp(path: str) -> tuple[int, int, int]:

@@ -108,7 +108,9 @@ def _borrowed(job: dict, origins: dict | None = None) -> list[str]:
     from grader.borrowed import borrowed_in_test
 
     try:
-        found = borrowed_in_test(job.get("notebook", ""), job["source"], job["sources"], origins)
+        found = borrowed_in_test(
+            job.get("notebook", ""), job["source"], job["sources"], origins, job.get("files")
+        )
     except (RecursionError, MemoryError, ValueError):
         return []
     return [b.message() for b in found]
