@@ -404,9 +404,13 @@ def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
         "import sys\nimport importlib\nimport torch\nsys.path.append('..')\nprint(sys.version)\n"
         "math = importlib.import_module('math')\nlayer = torch.nn.Linear(2, 2)\n"
         "parts = list(layer.modules())\nsin = getattr(torch, 'sin')\n%time y = sin(torch.ones(2))\n"
-        "import gc\ngc.collect()"
+        "import gc\ngc.collect()\nIN_COLAB = 'google.colab' in sys.modules\n"
+        "if 'torch' not in sys.modules:\n    print('no torch')"
     )
     assert process_reaches([honest]) == []
+    asked = "import sys\n'x' in sys.modules and sys.modules['grader.kernel']"
+    assert process_reaches([asked]) == ["cell 1 uses sys.modules"]
+    assert process_reaches(["'x' in exec(code)"]) == ["cell 1 runs code built at run time (exec)"]
     # round 9: methods and other modules' functions named like the builtins, IPython's settings
     also = (
         "import re\nimport torch\nfast = torch.compile(layer, mode='reduce-overhead')\n"

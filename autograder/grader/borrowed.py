@@ -1345,7 +1345,16 @@ def _tree_reaches(
         and isinstance(n.ctx, ast.Load) and id(n) not in called and n.id not in shadowed
     ]  # fmt: skip
     defs = defined if defined is not None else set()  # (code built in a string: none)
-    return loose + [r for n in ast.walk(tree) for r in _reach(n, aliases, depth, defs)]
+    asked = {  # `"google.colab" in sys.modules` answers yes or no, and nothing else
+        id(c)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant)
+        and all(isinstance(op, ast.In | ast.NotIn) for op in n.ops)
+        for c in n.comparators if isinstance(c, ast.Attribute)
+    }  # fmt: skip
+    return loose + [
+        r for n in ast.walk(tree) if id(n) not in asked for r in _reach(n, aliases, depth, defs)
+    ]
 
 
 def _shell_reaches(trees: list[ast.Module], aliases: dict[str, str]) -> list[tuple[int, str]]:
