@@ -399,6 +399,23 @@ def test_the_students_own_modules_are_read_as_cells_are():
     assert process_reaches(["x = 1"], texts)[0].startswith("your own file 'a.py' ")
 
 
+def test_reading_that_cannot_finish_is_charged_not_dropped(monkeypatch):
+    """Round 10: a test process whose reading of the code stopped (RecursionError, say)
+    reported no finding at all, reaches included; now each subject is charged with code the
+    grader could not read to the end."""
+    import grader.borrowed
+    from grader.testprocess import _borrowed
+
+    def stops(*args):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(grader.borrowed, "borrowed_in_test", stops)
+    test = solution_cells("02_positions")[1]["test_embed"][0]
+    found = _borrowed({"notebook": "02_positions", "source": test, "sources": ["x = 1"]})
+    assert found and all("could not read to the end (RecursionError)" in m for m in found)
+    assert any("embed" in m for m in found), found
+
+
 def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
     honest = (
         "import sys\nimport importlib\nimport torch\nsys.path.append('..')\nprint(sys.version)\n"

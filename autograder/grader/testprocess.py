@@ -104,15 +104,17 @@ def _origins(job: dict, channel: KernelChannel) -> dict[str, dict]:
 
 def _borrowed(job: dict, origins: dict | None = None) -> list[str]:
     """What the test's subjects borrow (`grader.borrowed`), read from the submission's
-    source and following what the kernel runs: one message per call, naming it."""
-    from grader.borrowed import borrowed_in_test
+    source and following what the kernel runs: one message per call, naming it. Code the
+    reading cannot finish (nested past its recursion, say) is charged as unreadable: what
+    it holds is not known."""
+    from grader.borrowed import UNREADABLE, Borrowed, borrowed_in_test, subjects_of
 
+    notebook = job.get("notebook", "")
     try:
-        found = borrowed_in_test(
-            job.get("notebook", ""), job["source"], job["sources"], origins, job.get("files")
-        )
-    except (RecursionError, MemoryError, ValueError):
-        return []
+        found = borrowed_in_test(notebook, job["source"], job["sources"], origins, job.get("files"))
+    except (RecursionError, MemoryError, ValueError) as err:
+        why = f"code the grader could not read to the end ({type(err).__name__})"
+        found = [Borrowed(s, why, UNREADABLE) for s in subjects_of(notebook, job["source"])]
     return [b.message() for b in found]
 
 
