@@ -27,6 +27,7 @@ from grader.borrowed import (
     _MISSING,
     EVERY_ANSWER,
     RULES,
+    SOURCE_LIMIT,
     borrowed_in_test,
     find_borrowed,
     process_reaches,
@@ -392,11 +393,66 @@ def test_the_students_own_modules_are_read_as_cells_are():
     assert [b.target for b in found] == ["attnbook.lm.model.sinusoid_table"], found
     assert "in your own file helper.py" in found[0].message(), found
     assert find_borrowed("02_positions", "sinusoidal_positions", ["x = 1"], None, twin) == []
-    # read as the kernel reads it: by its coding line; what it cannot decode imports nothing
+    # read as the kernel compiles it: UTF-8 (a coding line means nothing), else not at all
     latin = "# -*- coding: latin-1 -*-\nimport sys\nsys.modules\nname = 'caf\xe9'\n"
-    texts = own_code({"a.py": latin.encode("latin-1"), "b.py": b"\xff\xfe", "c.txt": b"x"})
-    assert list(texts) == ["a.py"] and "café" in texts["a.py"], texts
+    texts = own_code({"a.py": latin.encode(), "b.py": b"\xff\xfe", "c.txt": b"x",
+                      "d.py": "x = 'caf\xe9'".encode("latin-1"),
+                      "e.py": b"\xef\xbb\xbfimport ctypes\n"})  # fmt: skip
+    assert list(texts) == ["a.py", "e.py"] and "café" in texts["a.py"], texts
     assert process_reaches(["x = 1"], texts)[0].startswith("your own file 'a.py' ")
+    assert process_reaches(["x = 1"], {"e.py": texts["e.py"]}) == [
+        "your own file 'e.py' imports ctypes"
+    ]
+    big = own_code({"a.py": b"x = 1\n" * 400_000, "b.py": b"y = 2\n" * 400_000})
+    assert sum(map(len, big.values())) == SOURCE_LIMIT + 1, "kept past the limit: charged"
+    assert process_reaches(["x = 1"], big) == ["more code than the grader reads"]
+
+
+def test_own_modules_a_second_review_found():
+    """Round 10's review of the first version: an unused file's import rebinding a name the
+    cells use, a module named outside ASCII or found in a folder the cells put on the path,
+    a scratch file named like a word of the cells, a script's `__main__` block, pickle's
+    Python unpickler, and a change to Python's own modules (the kernel's guard runs on
+    them)."""
+    patch = "import sys\nk = sys.modules['grader.kernel']"
+    assert process_reaches([patch], {"scratch.py": "import numpy as sys\n"}) == [
+        "cell 1 uses sys.modules"
+    ]
+    assert process_reaches([patch, "import numpy as sys"]) == ["cell 1 uses sys.modules"]
+    twin = "from attnbook.lm.model import sinusoid_table as table\n"
+    answer = "def sinusoidal_positions(L, d):\n    return table(L, d)"
+    for name, cell in (("ähelper.py", "from ähelper import table"),
+                       ("lib/helper.py", "import sys, glob\nsys.path.extend(glob.glob('*/'))\n"
+                                         "from helper import table"),
+                       ("pkg/sub/mod.py", "import importlib as il\n"
+                                          "m = il.import_module('pkg.sub.mod')")):  # fmt: skip
+        found = find_borrowed("02_positions", "sinusoidal_positions", [cell, answer], None,
+                              {name: twin})  # fmt: skip
+        assert [b.target for b in found] == ["attnbook.lm.model.sinusoid_table"], (name, found)
+    sdpa = "import torch.nn.functional as F\nF.scaled_dot_product_attention\n"
+    cells = solution_cells("05_multihead")[0]
+    assert "attention" in "".join(cells)  # a word of the cells, but no import of a module
+    for subject in ("scaled_dot_product_attention", "MultiHeadAttention"):
+        assert find_borrowed("05_multihead", subject, cells, None, {"attention.py": sdpa}) == []
+    script = ('def f(x):\n    return x + 1\n\n\nif __name__ == "__main__":\n'
+              "    import doctest\n    doctest.testmod()\n")  # fmt: skip
+    assert process_reaches(["import helper"], {"helper.py": script}) == []
+    renamed = "__name__ = '__main__'\n" + script
+    assert process_reaches(["x = 1"], {"helper.py": renamed})[0] == (
+        "your own file 'helper.py' imports doctest"
+    )
+    assert process_reaches(["import pickle\nx = pickle._Unpickler(f).load()"]) == [
+        "cell 1 uses pickle._Unpickler"
+    ]
+    changes = ["import tokenize\ntokenize.detect_encoding = len",
+               "from os import path\npath.realpath = str", "import os\nsetattr(os.path, 'x', 1)",
+               "import codecs\ncodecs.register(len)"]  # fmt: skip
+    for cell in changes:
+        assert process_reaches([cell]), cell
+    honest = ["import torch\ntorch.backends.cudnn.benchmark = True",
+              "import os\nos.environ['TOKENIZERS_PARALLELISM'] = 'false'",
+              "import matplotlib.pyplot as plt\nplt.rcParams['figure.dpi'] = 100"]  # fmt: skip
+    assert process_reaches(honest) == []
 
 
 def test_reading_that_cannot_finish_is_charged_not_dropped(monkeypatch):

@@ -629,9 +629,17 @@ def test_a_students_own_modules_run_only_from_their_source(tmp_path, sandboxed):
                        invalidation_mode=unchecked)  # fmt: skip
     py_compile.compile(str(evil), str(own / "sneaky.pyc"), invalidation_mode=unchecked)
     (own / f"native{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"\x7fELF")
+    (own / "latin.py").write_bytes("# coding: latin-1\nX = 'caf\xe9'\n".encode("latin-1"))
+    (own / "escaped.py").write_text("X = 1  # \\x0aX = 666\n")  # a backslash, not a newline
     kernel = StudentKernel(own, Limits(cell_timeout_s=30), sandboxed)
     try:
         assert _printed(kernel, "import helper\nprint(helper.X)") == "42\n"
+        # round 10: read as UTF-8 with bytes.decode, never through what a cell can change
+        escape = ("import tokenize\ntokenize.detect_encoding = lambda readline: "
+                  "('unicode_escape', [])\nimport escaped\nprint(escaped.X)")  # fmt: skip
+        assert _printed(kernel, escape) == "1\n"
+        printed = _printed(kernel, "try:\n    import latin\nexcept ImportError as e:\n    print(e)")
+        assert printed.startswith("latin: ") and "is not UTF-8 text" in printed, printed
         for name, file in (("sneaky", "sneaky.pyc"), ("native", "native.")):
             printed = _printed(kernel, f"try:\n    import {name}\nexcept ImportError as e:\n"
                                        "    print(e)")  # fmt: skip

@@ -51,6 +51,7 @@ import contextlib
 import importlib
 import importlib.util
 import re
+import sys
 from dataclasses import dataclass, field
 
 from attnbook.checks._source import docstring_ids
@@ -852,26 +853,43 @@ def _file_reader(tree: ast.Module, rule: _Rule) -> _Reader:
 
 
 def _named_files(sources: list[str], files: dict[str, str]) -> dict[str, ast.Module]:
-    """The student's own modules that the cells, or such a module, name (an import, a
-    string, any word): the ones an answer can run."""
-    words = set(re.findall(r"[A-Za-z_]\w*", "\n".join(sources)))
+    """The student's own modules that the cells, or such a module, name in an import or a
+    string (`import_module("helper")`; a name built at run time is a finding of its own):
+    the ones an answer can run. A file goes by each of its path's names (`lib/helper.py`:
+    `lib`, `helper`), since a cell may put any folder on the path."""
+    names = set().union(*(_import_names(_parsed(s) or _EMPTY) for s in sources))
     named: dict[str, ast.Module] = {}
     grew = True
     while grew:
         grew = False
         for name, text in files.items():
-            if name not in named and _module_root(name) in words:
+            if name not in named and names & _module_names(name):
                 named[name] = _file_tree(text) or _EMPTY
-                words |= set(re.findall(r"[A-Za-z_]\w*", text))
+                names |= _import_names(named[name])
                 grew = True
     return named
 
 
-def _module_root(name: str) -> str:
-    """The name a module file imports under from the working folder: its first folder, or
-    its own name without `.py`."""
-    first = name.split("/", 1)[0]
-    return first.removesuffix(".py")
+def _import_names(tree: ast.AST) -> set[str]:
+    """Every module name an import of `tree` names, and each of its strings that could be
+    one (`"helper"`, `"pkg.sub"`)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(p for a in node.names for p in a.name.split("."))
+        elif isinstance(node, ast.ImportFrom):
+            names.update((node.module or "").split("."))
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if re.fullmatch(r"[\w.]+", node.value):  # a module's name, not prose
+                names.update(node.value.split("."))
+    return names
+
+
+def _module_names(name: str) -> set[str]:
+    """The names a module file imports under: each folder of its path, and its own name
+    without `.py`."""
+    return {part.removesuffix(".py") for part in name.split("/")}
 
 
 def _file_tree(text: str) -> ast.Module | None:
@@ -1094,6 +1112,7 @@ INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settr
                "sys.path_importer_cache", "sys.addaudithook", "sys.excepthook",
                "sys.displayhook", "sys.breakpointhook", "threading.settrace",
                "threading.setprofile", "pickle.load", "pickle.loads", "pickle.Unpickler",
+               "pickle._load", "pickle._loads", "pickle._Unpickler", "codecs.register",
                "joblib.load", "pandas.read_pickle", "pdb.run", "pdb.runeval", "pdb.runctx",
                "cProfile.run", "cProfile.runctx", "cProfile.Profile", "profile.run",
                "profile.runctx", "profile.Profile", "torch.ops.load_library",
@@ -1141,6 +1160,13 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return None
 
 
+def _pythons_own(dotted: str | None) -> bool:
+    """Whether a dotted path is in a module of Python's own library, which the grader's
+    kernel runs on (its import guard: `os.path`, `pathlib`, `tokenize`): a cell that
+    changes one is a reach; the course's packages' settings (`torch.backends`) are not."""
+    return dotted is not None and dotted.split(".", 1)[0] in sys.stdlib_module_names
+
+
 def _inner(dotted: str | None) -> bool:
     if dotted is None:
         return False
@@ -1166,6 +1192,8 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int, defs=frozenset())
     if isinstance(node, ast.Attribute):
         if node.attr in INNER_ATTRIBUTES:
             return [f"reads .{node.attr}"]
+        if not isinstance(node.ctx, ast.Load) and _pythons_own(_dotted(node.value, aliases)):
+            return [f"changes {_dotted(node, aliases)}"]
         if node.attr == "__dict__" and _dotted(node.value, aliases) in SEARCHED:
             return [f"reads {_dotted(node.value, aliases)}.__dict__"]
         return [f"uses {d}" for d in [_dotted(node, aliases)] if _inner(d)]
@@ -1195,6 +1223,8 @@ def _call_reach(node: ast.Call, aliases: dict[str, str], depth: int, defs) -> li
         return [f"reads vars({_dotted(args[0], aliases)})"]
     if name in ("getattr", "setattr", "delattr", "hasattr") and len(args) >= 2:
         attr, base = _folded(args[1]), _dotted(args[0], aliases)
+        if name in ("setattr", "delattr") and _pythons_own(base):
+            return [f"{name}({base}, ...)"]
         if attr in INNER_ATTRIBUTES or (attr is not None and _inner(f"{base}.{attr}")):
             return [f"{name}(..., {attr!r})"]
         computed = attr is None and (_inner(base) or base in SEARCHED)
@@ -1446,33 +1476,66 @@ def _process_reaches(sources: list[str], files: dict[str, str]) -> list[str]:
         f"{labels[n]} holds code the grader cannot read" for n, t in enumerate(parsed) if t is None
     ]
     trees: list[ast.Module] = [t or _EMPTY for t in parsed]
-    aliases: dict[str, str] = {}
-    for tree in trees:  # an import in any cell, a function's too, names a module everywhere
+    trees[len(sources) :] = [_imported_part(t) for t in trees[len(sources) :]]
+    bound: dict[str, list[str]] = {}  # an import in any cell or file, a function's too, names
+    for tree in trees:  # a module everywhere; a name bound to several is read with each
         for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                aliases.update(_import_bindings(node))
+                for name, dotted in _import_bindings(node).items():
+                    modules = bound.setdefault(name, [])
+                    if dotted not in modules:
+                        modules.append(dotted)
+    many = [
+        f"binds {n} to more modules than the grader reads" for n, v in bound.items() if len(v) > 8
+    ]
     shadowed = _bound_names(trees)
     walked = [n for t in trees for n in ast.walk(t)]
     stored = {n.id for n in walked if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     defs = {n.name for n in walked if isinstance(n, ast.FunctionDef)} - stored
-    found = unread + [f"{labels[n - 1]} {reach}" for n, reach in _shell_reaches(trees, aliases)]
-    found += [
-        f"{labels[number - 1]} {reach}"
-        for number, tree in enumerate(trees, 1)
-        for reach in _tree_reaches(tree, aliases, 0, shadowed, defs)
-    ]
+    found = unread + many[:1]
+    for turn in range(min(8, max((len(v) for v in bound.values()), default=1))):
+        aliases = {name: modules[min(turn, len(modules) - 1)] for name, modules in bound.items()}
+        found += [f"{labels[n - 1]} {reach}" for n, reach in _shell_reaches(trees, aliases)]
+        found += [
+            f"{labels[number - 1]} {reach}"
+            for number, tree in enumerate(trees, 1)
+            for reach in _tree_reaches(tree, aliases, 0, shadowed, defs)
+        ]
     return list(dict.fromkeys(found))[:10]
+
+
+def _imported_part(tree: ast.Module) -> ast.Module:
+    """What importing a module file runs: its `if __name__ == "__main__":` block left out
+    (a script's test code), unless the file binds `__name__` itself."""
+    if any(isinstance(n, ast.Name) and n.id == "__name__" and not isinstance(n.ctx, ast.Load)
+           for n in ast.walk(tree)):  # fmt: skip
+        return tree
+    kept = [s for s in tree.body if not _main_guard(s)]
+    return tree if len(kept) == len(tree.body) else ast.Module(body=kept, type_ignores=[])
+
+
+def _main_guard(stmt: ast.stmt) -> bool:
+    test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+        and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )  # fmt: skip
 
 
 def own_code(files: dict[str, bytes]) -> dict[str, str]:
     """The student's own modules (name -> bytes, the `.py` files among their files), as the
-    kernel reads them (`grader.kernel._SourceOnly`): decoded by their coding line, or left
-    out where that fails (the kernel cannot import them either)."""
-    from importlib.util import decode_source
+    kernel reads them (`grader.kernel.utf8_source`): UTF-8 text, or left out where it is not
+    (the kernel refuses to import them). At most SOURCE_LIMIT characters and one more are
+    kept (more is charged as more code than the grader reads)."""
+    from grader.kernel import utf8_source
 
-    texts = {}
+    texts, total = {}, 0
     for name, data in files.items():
-        if name.endswith(".py"):
-            with contextlib.suppress(UnicodeDecodeError, SyntaxError, LookupError):
-                texts[name] = decode_source(data)
+        text = utf8_source(data) if name.endswith(".py") else None
+        if text is not None and total <= SOURCE_LIMIT:
+            texts[name] = text[: SOURCE_LIMIT + 1 - total]
+            total += len(texts[name])
     return texts

@@ -41,7 +41,7 @@ import os
 import sys
 import traceback
 from importlib.machinery import SourceFileLoader
-from importlib.util import decode_source
+from io import FileIO
 from pathlib import Path
 
 from grader import keyrings, standins, wire
@@ -159,14 +159,35 @@ class WrittenModules:
         return own and self.frozen is not None and self.frozen.get(place) != _stamp(place)
 
 
+def utf8_source(data: bytes) -> str | None:
+    """A module file's text as the grader reads it and the kernel compiles it: UTF-8, a
+    byte order mark dropped; None for anything else. Only `bytes.decode`, which no cell
+    can change (not the codec registry or `tokenize`, which a cell could), and the text is
+    compiled as it is (a coding line then means nothing)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+_READ_FILE, _COMPILE = FileIO, compile  # as they are before any cell runs
+
+
 class _SourceOnly(SourceFileLoader):
     """The student's own module, compiled from its text as the grader reads it
     (`grader.borrowed.own_code`): a bytecode file beside it, even one marked as not to be
     checked against its source, is never run."""
 
     def get_code(self, fullname):
-        text = decode_source(self.get_data(self.path))
-        return compile(text, self.path, "exec", dont_inherit=True)
+        with _READ_FILE(self.path) as handle:
+            text = utf8_source(handle.readall())
+        if text is None:
+            raise ImportError(
+                f"{fullname}: {self.path} is not UTF-8 text: the grader reads only that"
+            )
+        return _COMPILE(text, self.path, "exec", dont_inherit=True)
 
 
 def _stamp(path: str) -> tuple[int, int, int]:
