@@ -606,6 +606,38 @@ def test_a_module_the_notebook_writes_is_not_imported(sandboxed):
     assert seen[5][0].startswith(("cannot write", "shm_mod: the notebook's own file")), seen
 
 
+WRITE_OWN_MEMORY = r"""
+import os, subprocess, sys
+b = bytes(b"A" * 32)
+try:
+    with open('/proc/self/mem', 'r+b', buffering=0) as f:
+        f.seek(id(b) + 32)  # the bytes' data, after the object's header
+        f.write(b"BBBB")
+    print("wrote", b[:8])
+except OSError as e:
+    print("refused", type(e).__name__)
+child = ["import os", "try:", "    open(f'/proc/{os.getppid()}/mem', 'rb')",
+         "    print('child opened')", "except OSError as e:",
+         "    print('child refused', type(e).__name__)"]
+print(subprocess.run([sys.executable, "-c", "\n".join(child)], capture_output=True,
+                     text=True).stdout)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason="bubblewrap")
+def test_a_cell_cannot_write_the_kernels_memory_through_proc():
+    """Round 10: a cell wrote any byte of its own process (the kernel's code included)
+    through /proc/self/mem with a plain `open`, a name no reach rule reads; a child process
+    could open its parent's. The kernel's memory files are the superuser's now."""
+    kernel = StudentKernel(None, Limits(cell_timeout_s=30), True)
+    try:
+        printed = _printed(kernel, WRITE_OWN_MEMORY)
+    finally:
+        kernel.close()
+    assert printed.startswith("refused PermissionError\nchild refused PermissionError"), printed
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "own user"])
 def test_a_students_own_modules_run_only_from_their_source(tmp_path, sandboxed):
