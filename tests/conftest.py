@@ -180,7 +180,8 @@ def grade_in_kernel(nb, notebook: str, tests: list) -> dict[str, tuple[str, str]
     the text of its outputs)."""
     import time
 
-    from grader.execute import StudentKernel, Template, run_test
+    from grader.borrowed import not_python
+    from grader.execute import NOT_PYTHON, StudentKernel, Template, run_test
     from grader.sandbox import Limits, sandbox_available
 
     template = Template.from_notebook(nb, notebook)
@@ -195,7 +196,10 @@ def grade_in_kernel(nb, notebook: str, tests: list) -> dict[str, tuple[str, str]
                 "setup" in meta.get("tags", []) or nbgrader_meta(cell).get("solution")
             ):
                 ran.append(strip_solution_markers(cell.source))
-                kernel.request({"op": "run", "source": ran[-1]}, time.monotonic() + 120)
+                reply = kernel.request({"op": "run", "source": ran[-1]}, time.monotonic() + 120)
+                raised = {o.get("ename") for o in reply.get("outputs", [])}
+                if raised & set(NOT_PYTHON) and not_python(ran[-1]):
+                    ran[-1] = ""  # as the grader gives it: the kernel could not compile it
         for test in tests:
             name, source = test if isinstance(test, tuple) else (test, template.tests[test])
             outputs, verdict = run_test(
