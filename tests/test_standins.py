@@ -14,7 +14,14 @@ import pytest
 import torch
 from conftest import grade_in_kernel
 from grader import standins, wire
-from grader.catalogue import apply_variant, edit, load_catalogue, mistake, solution_notebook
+from grader.catalogue import (
+    apply_variant,
+    edit,
+    load_catalogue,
+    mistake,
+    replace_line,
+    solution_notebook,
+)
 from grader.testprocess import stood_in_note
 
 from attnbook.lm.model import LMConfig, TransformerLM
@@ -392,3 +399,48 @@ def test_the_kernel_raises_the_course_helpers_error_as_its_own_kind(kind, raised
     assert sent["callback"] == "causal_mask" and sent["id"] == 7 and sent["seq"] == 1
     for fd in (requests, to_kernel, from_kernel, replies):
         os.close(fd)
+
+
+def _softmax_cell(nb, source: str):
+    """`nb` with the answer cell that defines softmax_rows replaced by `source`."""
+    nb = nbformat.from_dict(nb)
+    cell = next(c for c in nb.cells if c.source.startswith("def softmax_rows"))
+    cell.source = source
+    return nb
+
+
+UNBOUND = {  # a softmax_rows cell that leaves the name unbound
+    "syntax error": "def softmax_rows(S):\n    return S\ndef oops(:\n",
+    "deleted": "del softmax_rows\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(UNBOUND))
+def test_an_unbound_helper_stands_in_as_a_stub_does(form):
+    """softmax_rows's cell defines nothing (it does not compile, or deletes the name): its
+    test fails, and attention, graded with the course's softmax_rows, keeps its points, as
+    it does beside the release stub. One slip, charged once."""
+    nb = _softmax_cell(solution_notebook(NB01), UNBOUND[form])
+    graded = grade_in_kernel(nb, NB01, ["test_softmax_rows", "test_attention"])
+    assert graded["test_softmax_rows"][0] == "failed", graded
+    verdict, text = graded["test_attention"]
+    assert verdict == "passed", text
+    assert "Graded with the course's softmax_rows in place of yours" in text, text
+
+
+INLINE_SOFTMAX = replace_line(
+    "A = softmax_rows(score_matrix(Q, K))",
+    "S = score_matrix(Q, K)\nE = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+    "A = E / E.sum(axis=-1, keepdims=True)",
+)
+
+
+def test_an_unbound_helper_the_subject_never_calls_changes_nothing():
+    """softmax_rows deleted, and attention computes its softmax itself: attention passes on
+    its own code, and its page names no stand-in (none served it)."""
+    nb = _softmax_cell(solution_notebook(NB01), UNBOUND["deleted"])
+    nb = apply_variant(nb, mistake("attention", "its own softmax", INLINE_SOFTMAX, hint="none"))
+    graded = grade_in_kernel(nb, NB01, ["test_softmax_rows", "test_attention"])
+    assert graded["test_softmax_rows"][0] == "failed", graded
+    verdict, text = graded["test_attention"]
+    assert verdict == "passed" and "in place of yours" not in text, text

@@ -466,6 +466,9 @@ class StudentNames(dict):
         # concept answers the test read (answer_* -> the value as text, cut to ANSWER_CHARS;
         # None, the stub's, is no answer): the option each student chose, for the class report
         self.answers: dict[str, str] = {}
+        # names the test looked up that the kernel does not hold (a cell that did not compile,
+        # a name deleted): a subject among them failed its test as a stub does (testprocess)
+        self.unbound: set[str] = set()
 
     def __missing__(self, name):
         if name in self.trusted or hasattr(builtins, name):
@@ -490,4 +493,6 @@ class StudentNames(dict):
             raise TypeError(
                 f"{name} is {str(reply.get('type'))[:100]}, which the grader cannot read"
             )
+        if kind == "missing" and len(self.unbound) < 100:
+            self.unbound.add(name)
         raise KeyError(name)

@@ -3,7 +3,9 @@
 A graded function often calls one graded before it: notebook 01's `attention` calls
 `score_matrix` and `softmax_rows`. When the helper's own test failed, the grader runs the
 later test with the course's version of the helper in its place. The slip then costs the
-helper's points, once, and the later function is graded on its own code.
+helper's points, once, and the later function is graded on its own code. A helper that its
+cell left unbound (the cell did not compile, or deleted the name) failed its test as a stub
+does (`grader.testprocess.unbound_subjects`), and stands in the same way.
 
 The reference never enters the student's kernel. For the length of one call of the student's
 code, the kernel's name for the helper holds a *stand-in* (`KernelSide`): a function that

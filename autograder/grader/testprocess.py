@@ -139,6 +139,28 @@ def failed_checks(value) -> dict[str, tuple[str, str]]:
     return out
 
 
+def unbound_subjects(source: str, unbound: set[str]) -> dict[str, str]:
+    """The test's subjects that the student's kernel does not hold (their cell did not
+    compile, or deleted the name): name -> the check the test passes it to. The test failed
+    before its check could record them, so they are recorded here as a stub's check records
+    its own (not written): a later test of a function that calls one runs it with the
+    course's version in its place (`grader.standins`), exactly as beside a stub."""
+    if not unbound:
+        return {}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+            check = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+            for arg in node.args:
+                if isinstance(arg, ast.Name) and arg.id in unbound:
+                    found.setdefault(arg.id, check)
+    return found
+
+
 def stood_in_note(helpers: list[str]) -> str:
     """The page's line for a test that ran with the course's helpers (`grader.standins`)."""
     names = " and ".join(helpers)
@@ -159,7 +181,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     (`grader.borrowed`)."""
     import torch
 
-    from attnbook.checks._core import FAILED, STOOD_IN
+    from attnbook.checks._core import FAILED, STOOD_IN, UNWRITTEN
     from attnbook.grading import SUBMISSION_ENV
 
     torch.set_num_threads(1)
@@ -193,6 +215,9 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
         outcome.update(verdict="lost", error=error_output(LOST, str(lost)), kill=str(lost))
     except Exception as err:  # a failing check is the expected way to lose points
         outcome.update(verdict="failed", error=error_output(type(err).__name__, str(err)))
+        if names is not None:  # a subject its cell left unbound: failed, as a stub does
+            for name, check in unbound_subjects(job["source"], names.unbound).items():
+                FAILED[name] = (check, UNWRITTEN)
     outcome["answers"] = dict(names.answers) if names is not None else {}
     outcome["failed"] = {name: list(how) for name, how in FAILED.items()}
     if STOOD_IN and outcome["verdict"] != "lost":
