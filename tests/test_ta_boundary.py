@@ -624,6 +624,46 @@ print(subprocess.run([sys.executable, "-c", "\n".join(child)], capture_output=Tr
 """
 
 
+WIRE_IN_CHILDREN = r"""
+import os, stat, subprocess, sys
+def pipes():
+    return [fd for fd in range(3, 1024) if _fifo(fd)]
+def _fifo(fd):
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+before = pipes()
+pid = os.fork()
+if pid == 0:
+    with open('forked.txt', 'w') as f:
+        f.write(repr(pipes()))
+    os._exit(0)
+os.waitpid(pid, 0)
+code = "import os; print(sorted(int(x) for x in os.listdir('/proc/self/fd')))"
+spawned = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         close_fds=False).stdout.strip()
+print(len(before) >= 2, open('forked.txt').read(), spawned)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "own user"])
+def test_no_other_process_gets_the_grader_pipes(sandboxed):
+    """Round 10: a process forked from the kernel (or a program a cell starts with
+    close_fds=False) held the grader's pipes, so it could read the grader's requests and
+    answer them in the kernel's name while the kernel was stopped. A forked child has them
+    closed; a started program never inherits them."""
+    if sandboxed and not SANDBOX_OK:
+        pytest.skip("no sandbox")
+    kernel = StudentKernel(None, Limits(cell_timeout_s=30), sandboxed)
+    try:
+        printed = _printed(kernel, WIRE_IN_CHILDREN)
+    finally:
+        kernel.close()
+    assert printed == "True [] [0, 1, 2, 3]\n", printed
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not SANDBOX_OK, reason="bubblewrap")
 def test_a_cell_cannot_write_the_kernels_memory_through_proc():

@@ -1098,8 +1098,9 @@ WHAT[PROCESS] = (
 )
 INNER_MODULES = ("grader", "ctypes", "_ctypes", "runpy", "zipimport", "pkgutil", "imp", "code",
                  "codeop", "trace", "doctest", "marshal", "_pickle", "shelve", "dill",
-                 "cloudpickle", "site")  # fmt: skip
-# (site: it runs the lines of a .pth file among the student's own files)
+                 "cloudpickle", "site", "fcntl", "_posixsubprocess")  # fmt: skip
+# (site: it runs the lines of a .pth file among the student's own files; fcntl and
+# _posixsubprocess could hand the grader's pipes to another process, `grader.kernel.keep_wire`)
 # gc.collect() is an answer's business; gc's lists of every object are not
 INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace",
                "sys.setprofile", "inspect.currentframe", "inspect.stack", "inspect.trace",
@@ -1113,6 +1114,7 @@ INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settr
                "sys.displayhook", "sys.breakpointhook", "threading.settrace",
                "threading.setprofile", "pickle.load", "pickle.loads", "pickle.Unpickler",
                "pickle._load", "pickle._loads", "pickle._Unpickler", "codecs.register",
+               "os.dup2", "os.set_inheritable", "os.posix_spawn", "os.posix_spawnp",
                "joblib.load", "pandas.read_pickle", "pdb.run", "pdb.runeval", "pdb.runctx",
                "cProfile.run", "cProfile.runctx", "cProfile.Profile", "profile.run",
                "profile.runctx", "profile.Profile", "torch.ops.load_library",
@@ -1243,6 +1245,8 @@ def _code_reach(node: ast.Call, name: str, aliases: dict[str, str], depth: int, 
         for k in node.keywords
     ):
         return ["loads a pickle, which may run code (weights_only=False, allow_pickle=True)"]
+    if any(k.arg == "pass_fds" for k in node.keywords):
+        return ["hands open files to another program (pass_fds)"]
     if _dotted(node.func, aliases) in TIMERS:
         stmts = [*args[:2], *(k.value for k in node.keywords if k.arg in ("stmt", "setup"))]
         own = [a for a in stmts if isinstance(a, ast.Lambda | ast.Constant)

@@ -749,6 +749,25 @@ def seal_memory() -> None:
         raise OSError(ctypes.get_errno(), "seal_memory: prctl(PR_SET_DUMPABLE, 0) failed")
 
 
+def keep_wire(*fds: int) -> None:
+    """The grader's pipes stay this process's alone: no program a cell starts inherits
+    them, and a process forked from it (`os.fork`, a pool's worker, a `preexec_fn`) has
+    them closed before any code of the student's runs there, so no other process can read
+    the grader's requests or answer them in the kernel's name (the kernel stopped, say).
+    (Copying one so that it is inherited, `os.dup2` or `pass_fds`, is a reach.)"""
+    for fd in fds:
+        os.set_inheritable(fd, False)
+
+    def close_in_child(closing=os.close, fds=fds) -> None:
+        for fd in fds:
+            try:
+                closing(fd)
+            except OSError:
+                pass
+
+    os.register_at_fork(after_in_child=close_in_child)
+
+
 def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
     """Answer requests on descriptor `requests` until it closes. `reseed`: draw new seeds
     for Python's and numpy's global generators (a process forked from the zygote would
@@ -767,6 +786,7 @@ def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
     kernel.modules = WrittenModules()
     sys.meta_path.insert(0, kernel.modules)  # before any cell runs
     seal_memory()
+    keep_wire(requests, replies)
     kernel.stand_ins = standins.KernelSide(requests, replies)
     wire.write_frame(replies, {"ready": True, "pid": os.getpid()})
     while True:
