@@ -408,12 +408,14 @@ def replies_model():
 @pytest.mark.slow
 def test_11_no_single_cross_head_carries_the_greeting_but_the_last_block_does(replies_model):
     """The ablation cell after the explorer: the head of the last block that weighs the
-    sender's name most, removed three ways, leaves 35 to 37 of 40 greetings naming the sender;
+    sender's name most, removed three ways, leaves 35 to 37 of 40 greetings naming the sender
+    (the intact model names it in all 40);
     all heads of that block removed leave 10 to 14 of 40, as the prose says."""
     from attnbook.demos.nb11 import cross_head_mean, greeting_under_ablation, source_attention
 
     model, tokenizer, task = replies_model
     text = " ".join(_markdown("11_encoder_decoder").split())
+    assert "The intact model names the sender in all 40 greetings" in text
     assert "35 to 37 of the 40 greetings still name the sender" in text
     assert "(10 to 14 of 40 survive)" in text
     email, reply = [p for p in task.sample_pairs(40, seed=5) if len(p[0].sentences) == 2][0]
@@ -428,6 +430,7 @@ def test_11_no_single_cross_head_carries_the_greeting_but_the_last_block_does(re
     emails = [e for e, _ in task.sample_pairs(40, seed=7)]
     batch = task.sample_pairs(200, seed=8)
     means = {(layer, h): cross_head_mean(model, tokenizer, batch, layer, h) for h in range(4)}
+    assert greeting_under_ablation(model, tokenizer, emails, layer, [], "zero")["named"] == 1.0
     for mode in ("zero", "uniform", "mean"):
         one = greeting_under_ablation(model, tokenizer, emails, layer, [head], mode, means)
         every = greeting_under_ablation(model, tokenizer, emails, layer, range(4), mode, means)
