@@ -549,3 +549,36 @@ def test_a_name_with_terminal_controls_is_printed_and_stored_escaped(course, tmp
     people = (course.work / "lms" / "people.csv").read_text(encoding="utf-8")
     assert "Eve\\x1b]0;PWNED\\x07" in out and "\x1b" not in out, out
     assert "Eve\\x1b]0;PWNED\\x07" in people and "\x1b" not in people and "\x07" not in people
+
+
+# -- an upload taken in, graded in another gradebook (review 10) -------------------------------
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_missing_zero_never_zeroes_a_student_whose_upload_was_taken_in(
+    course, tmp_path, monkeypatch, capsys, kind
+):
+    """A shard graded into its own SQLite gradebook: the intake took in 103's (or 105's)
+    upload, but another shard graded it. --missing-zero must not give them 0: the grade is
+    missing here, not the submission; the student is named and the command exits 1."""
+    names = {"101": "a_101_7_nb.ipynb", "102": "b_102_8_nb.ipynb", "103": "e_103_9_nb.ipynb"}
+    names["105"] = "x_105_1_nb.ipynb"
+    monkeypatch.setattr(lms, "_download_names", lambda course, nb: names)
+    path = _canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)
+    args = argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=True
+    )
+    assert lms.lms_command(args, course) == 1
+    captured = capsys.readouterr()
+    if kind == "canvas":
+        rows = {r[1]: r for r in _read(course.work / "lms" / NB / "canvas_import.csv")}
+        assert rows["103"][-1] == "" and rows["101"][-1] == "11"
+        who = "(103)"
+    else:
+        rows = {r[0]: r for r in _read(course.work / "lms" / NB / "moodle_worksheet.csv")}
+        assert rows["Participant 105"][MOODLE_HEADER.index("Grade")] == ""
+        who = "Participant 105"
+    assert re.search(
+        rf"grade missing here, upload taken in: .*{re.escape(who)}: no grade in this work "
+        r"folder's gradebook, though its intake took in an upload \(\S+_nb\.ipynb\)",
+        captured.err,
+    ), captured.err
+    assert "1 left blank: an upload was taken in but has no grade here, 0 given 0" in captured.out

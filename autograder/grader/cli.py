@@ -358,8 +358,8 @@ def _add_grade(sub) -> None:
     grade.add_argument(
         "--shard",
         default="0/1",
-        help="I/N: grade the I-th of N shards "
-        "(several machines, one PostgreSQL gradebook); auto: from a Slurm job "
+        help="I/N: grade shard I of N, I counted from 0 (0/2 and 1/2 on two machines; "
+        "several machines, one PostgreSQL gradebook); auto: from a Slurm job "
         "array or a Kubernetes Indexed Job (grader/shards.py)",
     )
     grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
@@ -654,6 +654,17 @@ def _grade(args, course: Course) -> list[dict] | int:
         return 2
     if count > 1:
         print(f"shard {index}/{count} (from {origin})")
+        db = sqlite_file(course.db_url)
+        if db is not None:
+            print(
+                f"warning: --shard {index}/{count}: this machine's grades go to the SQLite "
+                f"gradebook {db}, which only it sees: the other {count - 1} shard(s)' grades "
+                "will not be in it, so grades.csv, export and lms here hold this shard's "
+                "students alone (lms leaves the others' cells as the LMS file has them, never "
+                "0); give every machine one shared --db-url postgresql+psycopg2://... "
+                '(autograder/README.md, "Several machines")',
+                file=sys.stderr,
+            )
     started = time.monotonic()
     progress = Progress() if args.quiet else TerminalProgress(course.work)
     cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)
