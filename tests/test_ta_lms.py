@@ -582,3 +582,24 @@ def test_missing_zero_never_zeroes_a_student_whose_upload_was_taken_in(
         captured.err,
     ), captured.err
     assert "1 left blank: an upload was taken in but has no grade here, 0 given 0" in captured.out
+
+
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_a_grade_whose_manual_score_was_cleared_is_listed(
+    course, tmp_path, monkeypatch, capsys, kind
+):
+    """A resubmission cleared the TA's manual score (review 10): the LMS gets the automatic
+    score, and the summary names that student so the TA grades them again; exit 1."""
+    cleared = dict(_row(11.0, "cleared"), status="manual score 2.0 on test_attention cleared: x")
+    graded = {"101": cleared, "102": _row(14.0, "yes")}
+    monkeypatch.setattr(lms, "_graded", lambda course, nb: graded)
+    path = _canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)
+    args = argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=False
+    )
+    assert lms.lms_command(args, course) == 1
+    captured = capsys.readouterr()
+    assert "2 graded (1 with a manual score a resubmission cleared);" in captured.out
+    lines = [line for line in captured.err.splitlines() if line.startswith("manual grade cleared")]
+    assert len(lines) == 1 and "101" in lines[0] and "2.0 on test_attention" in lines[0]
+    assert "python -m grader adjust" in lines[0]

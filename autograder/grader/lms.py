@@ -43,7 +43,9 @@ command lists whose it kept; a graded student whom the LMS file lacks, or an id 
 the LMS file holds twice, is listed and the command exits 1 after writing what it could. A
 grading that failed, or whose kernel never started, is no grade: that student is left as
 the LMS file has them and listed with why, and the command exits 1. A manual grade from the
-formgrader wins over the autograde, as in grades.csv (the scores come from the gradebook).
+formgrader wins over the autograde, as in grades.csv (the scores come from the gradebook); one
+that a resubmission cleared is listed (exit 1): the automatic score went, until a TA grades it
+again.
 A cell that a spreadsheet would run as a formula is written as text.
 """
 
@@ -108,6 +110,7 @@ class Filled:
     # (a shard's own SQLite gradebook, or not graded yet): left as it was, never given 0
     taken_in: list[str] = field(default_factory=list)
     held: int = 0  # of `taken_in`: empty cells left empty (not given 0)
+    cleared: list[str] = field(default_factory=list)  # exported; a TA's manual score cleared
     warnings: list[str] = field(default_factory=list)  # written, but not as it should be
     notes: list[str] = field(default_factory=list)  # written as asked; worth knowing
 
@@ -120,6 +123,7 @@ class Filled:
             or self.failed
             or self.warnings
             or self.taken_in
+            or self.cleared
         )
 
     def new_file(self, path: Path) -> Path:
@@ -205,6 +209,22 @@ def _not_graded_here(
         done.held += 1
         return cell
     return "0" if missing_zero else cell
+
+
+def _note_cleared(done: Filled, who: str, row: dict) -> None:
+    """List an exported grade whose manual score a resubmission cleared (`manual`:
+    `cleared`): the LMS gets the automatic score until a TA grades it again."""
+    if row.get("manual") == "cleared":
+        cells = [
+            part.split(" cleared", 1)[0].removeprefix("manual score ")
+            for part in str(row.get("status") or "").split("; ")
+            if part.startswith("manual score ")
+        ]
+        done.cleared.append(
+            f"{who}: exported with the automatic score; the manual score "
+            f"({', '.join(cells) or 'see its status'}) was cleared by a resubmission: grade "
+            "it again (python -m grader adjust, or formgrader), then run lms again"
+        )
 
 
 def _decimal(value: float) -> str:
@@ -457,6 +477,7 @@ def fill_canvas(
                 row[target] = _number(mine["score"])
             exported.add(uid)
             done.graded += 1
+            _note_cleared(done, who, mine)
         else:
             row[target] = _not_graded_here(done, who, row[target], missing_zero, uploads.get(uid))
         out_rows.append([row[i] for i in keep])
@@ -553,6 +574,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
             row[comments] = _comment(mine, course.page_path(uid, assignment).is_file())
         exported.add(uid)
         done.graded += 1
+        _note_cleared(done, label, mine)
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
     done.clashes = remember_people(course, assignment, people)
@@ -588,13 +610,21 @@ def lms_command(args, course: Course) -> int:
         if done.held
         else ""
     )
+    cleared = "".join(
+        f", {len(lines)} {what}"
+        for lines, what in ((done.cleared, "with a manual score a resubmission cleared"),)
+        if lines
+    )
+    cleared = f" ({cleared[2:]})" if cleared else ""
     print(
-        f"{done.graded} graded; {failed}{len(done.blank)} in the LMS file without a grade here "
+        f"{done.graded} graded{cleared}; {failed}{len(done.blank)} in the LMS file without a "
+        "grade here "
         f"({kept}{held}{empty} {'given 0' if args.missing_zero else 'left blank'})"
     )
     for label, lines, stream in (
         ("kept the LMS file's grade (no graded notebook here)", done.kept, sys.stdout),
         ("grade missing here, upload taken in", done.taken_in, sys.stderr),
+        ("manual grade cleared", done.cleared, sys.stderr),
         ("not exported", done.failed, sys.stderr),
         ("warning", done.warnings, sys.stderr),
         ("note", done.notes, sys.stdout),
