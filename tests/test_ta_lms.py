@@ -603,3 +603,38 @@ def test_a_grade_whose_manual_score_was_cleared_is_listed(
     lines = [line for line in captured.err.splitlines() if line.startswith("manual grade cleared")]
     assert len(lines) == 1 and "101" in lines[0] and "2.0 on test_attention" in lines[0]
     assert "python -m grader adjust" in lines[0]
+
+
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_a_graded_students_grade_that_the_lms_file_held_is_listed_when_replaced(
+    course, tmp_path, capsys, kind
+):
+    """Review 10: Moodle's `Grade "9,50"` became `10` without a word. A graded student's
+    cell gets the gradebook's score (a regrade must reach the LMS), and the summary lists
+    each different grade it replaced, with both values; the same grade written again (an
+    earlier import, "78,57" for 78.57) is no replacement."""
+    if kind == "canvas":
+        extra = [["Cy", "105", "", "cy", "A", "9.00", "", ""]]
+        path = _canvas(tmp_path, extra)
+        rows = _read(path)
+        rows[0][0] = rows[0][0].lstrip("\ufeff")  # the byte-order mark _write puts back
+        rows[2][5], rows[3][5] = "9,50", "14.00"  # 101 (11 of 14 points), 102 (14)
+        path = _write(path, rows[0], rows[1:])
+        ann, bo = "Smith, Ann (101)", "(102)"
+    else:
+        path = _worksheet_rows(
+            tmp_path,
+            [("101", "Ann", "9,50", "100.00", ""), ("102", "Bo", "100,00", "100.00", ""),
+             ("105", "Cy", "9.00", "100.00", "")],
+        )  # fmt: skip
+        ann, bo = "Participant 101 (Ann)", "Participant 102"
+    args = argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=False
+    )
+    lms.lms_command(args, course)
+    out = capsys.readouterr().out
+    new = "11" if kind == "canvas" else "78.57"
+    assert f"replaced the LMS file's grade: {ann}: 9,50 replaced by {new}" in out, out
+    assert "(1 replacing another grade the LMS file held)" in out
+    assert not re.search(rf"replaced the LMS file's grade: .*{re.escape(bo)}", out)
+    assert re.search(r"kept the LMS file's grade .*105.*: 9\.00", out)  # ungraded: kept

@@ -37,9 +37,11 @@ is refused, and nothing is written: its file would blank or zero the whole class
 Nothing is dropped silently: a student of the LMS file who was not graded keeps the cell
 the LMS file has (`--missing-zero`: an empty one gets 0, unless the work folder's intake took
 in an upload of theirs: then the grade is missing here, and they are listed, exit 1) and is
-counted; a grade already in
-the file (a TA's, entered by hand for an e-mailed notebook, say) is never overwritten and the
-command lists whose it kept; a graded student whom the LMS file lacks, or an id that
+counted; a grade already in the file for such a student (a TA's, entered by hand for an
+e-mailed notebook, say) is never overwritten and the command lists whose it kept; a graded
+student's cell gets the gradebook's score, and the command lists each different grade it
+replaced (an earlier import, before a regrade; a grade a TA means to stand goes in the
+gradebook, with `adjust`); a graded student whom the LMS file lacks, or an id that
 the LMS file holds twice, is listed and the command exits 1 after writing what it could. A
 grading that failed, or whose kernel never started, is no grade: that student is left as
 the LMS file has them and listed with why, and the command exits 1. A manual grade from the
@@ -111,6 +113,7 @@ class Filled:
     taken_in: list[str] = field(default_factory=list)
     held: int = 0  # of `taken_in`: empty cells left empty (not given 0)
     cleared: list[str] = field(default_factory=list)  # exported; a TA's manual score cleared
+    replaced: list[str] = field(default_factory=list)  # graded: another grade the file held
     warnings: list[str] = field(default_factory=list)  # written, but not as it should be
     notes: list[str] = field(default_factory=list)  # written as asked; worth knowing
 
@@ -225,6 +228,17 @@ def _note_cleared(done: Filled, who: str, row: dict) -> None:
             f"({', '.join(cells) or 'see its status'}) was cleared by a resubmission: grade "
             "it again (python -m grader adjust, or formgrader), then run lms again"
         )
+
+
+def _replacing(done: Filled, who: str, cell: str, grade: str) -> str:
+    """`grade`, the gradebook's, for a graded student's cell; a different grade the LMS file
+    held there (an earlier import, before a regrade; or one entered in the LMS) is listed in
+    `done.replaced` with both values. A TA's grade that should stand goes in the gradebook
+    (`python -m grader adjust`), where the next export keeps it."""
+    before = cell.strip()
+    if before not in ("", "-") and lms_number(before) != lms_number(grade):
+        done.replaced.append(f"{who}: {before} replaced by {grade}")
+    return grade
 
 
 def _decimal(value: float) -> str:
@@ -472,9 +486,10 @@ def fill_canvas(
         elif uid in graded:
             mine = graded[uid]
             if isinstance(points, float):
-                row[target] = _decimal(mine["score"] * points / (mine["max_score"] or 1))
+                grade = _decimal(mine["score"] * points / (mine["max_score"] or 1))
             else:
-                row[target] = _number(mine["score"])
+                grade = _number(mine["score"])
+            row[target] = _replacing(done, who, row[target], grade)
             exported.add(uid)
             done.graded += 1
             _note_cleared(done, who, mine)
@@ -569,7 +584,8 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
                 f"(as Moodle writes it, such as 100.00 or 100,00), found "
                 f"{row[at['Maximum Grade']]!r}; nothing written"
             )
-        row[at["Grade"]] = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
+        grade = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
+        row[at["Grade"]] = _replacing(done, label, row[at["Grade"]], grade)
         if comments is not None:
             row[comments] = _comment(mine, course.page_path(uid, assignment).is_file())
         exported.add(uid)
@@ -612,7 +628,10 @@ def lms_command(args, course: Course) -> int:
     )
     cleared = "".join(
         f", {len(lines)} {what}"
-        for lines, what in ((done.cleared, "with a manual score a resubmission cleared"),)
+        for lines, what in (
+            (done.replaced, "replacing another grade the LMS file held"),
+            (done.cleared, "with a manual score a resubmission cleared"),
+        )
         if lines
     )
     cleared = f" ({cleared[2:]})" if cleared else ""
@@ -623,6 +642,7 @@ def lms_command(args, course: Course) -> int:
     )
     for label, lines, stream in (
         ("kept the LMS file's grade (no graded notebook here)", done.kept, sys.stdout),
+        ("replaced the LMS file's grade", done.replaced, sys.stdout),
         ("grade missing here, upload taken in", done.taken_in, sys.stderr),
         ("manual grade cleared", done.cleared, sys.stderr),
         ("not exported", done.failed, sys.stderr),
