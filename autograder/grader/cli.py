@@ -137,8 +137,9 @@ def _points(text: str) -> float:
     return value
 
 
-def _where(parser: argparse.ArgumentParser) -> None:
-    """--root, --work and --db-url: where a command finds the course and its gradebook."""
+def _where(parser: argparse.ArgumentParser, work: str = "ROOT/autograder") -> None:
+    """--root, --work and --db-url: where a command finds the course and its gradebook
+    (`work`: the default work folder, as the help says it)."""
     parser.add_argument(
         "--root",
         default=str(AUTOGRADER.parent),
@@ -147,16 +148,17 @@ def _where(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--work",
         help="where gradebook, submitted/, autograded/, feedback/ "
-        "and grades.csv go (default: ROOT/autograder)",
+        f"and grades.csv go (default: {work})",
     )
     parser.add_argument(
         "--db-url",
-        help="nbgrader db_url, e.g. postgresql://user@host/db (default: sqlite WORK/gradebook.db)",
+        help="nbgrader db_url, e.g. postgresql://user@host/db (default: sqlite "
+        f"{'WORK' if work.startswith('ROOT') else 'the work folder'}/gradebook.db)",
     )
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    _where(parser)
+def _common(parser: argparse.ArgumentParser, work: str = "ROOT/autograder") -> None:
+    _where(parser, work)
     _running(parser)
 
 
@@ -531,10 +533,14 @@ def _add_checks(sub) -> None:
     catalogue.add_argument(
         "--limit", type=_at_least(1), help="only the first N mistakes per notebook"
     )
-    _common(catalogue)
+    _common(catalogue, "a temporary folder, removed after the report")
     sample = sub.add_parser("sample", help="grade the embedded sample class and print it")
-    sample.add_argument("--out", help="work folder (default: a temporary folder)")
-    _common(sample)
+    sample.add_argument(
+        "--out",
+        help="where the sample's LMS zip and its work folder, OUT/work, go (default: a "
+        "temporary folder, kept)",
+    )
+    _common(sample, "not for sample: give --out OUT, and the work folder is OUT/work")
 
 
 def _parser() -> tuple[argparse.ArgumentParser, Any]:
@@ -635,6 +641,11 @@ def _refuse_values(args, command: argparse.ArgumentParser, known: list[str]) -> 
             command.error(
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
             )
+    if args.command == "sample" and args.work is not None:
+        command.error(
+            "argument --work: expected --out OUT with sample (its work folder is OUT/work, "
+            f"beside the LMS zip it writes), got --work {args.work!r}"
+        )
     if args.command == "lms" and args.lms == "moodle" and args.column is not None:
         command.error("argument --column: expected only with canvas (a Moodle worksheet has one)")
     for folder in getattr(args, "shard_work", []):
