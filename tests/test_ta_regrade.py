@@ -277,6 +277,14 @@ NOT_AN_ASSIGNMENT = "argument -a/--assignment: expected one of 01_attention_scor
         (["gradescope", "build", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
         (["adjust", "s", "-a", "99_nothing", "test_attention", "1"], NOT_AN_ASSIGNMENT),
         (["feedback", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+        *(  # review 10: SQLAlchemy's traceback
+            (
+                [command, "--db-url", "sqlite:///nothere-ta/x.db"],
+                "argument --db-url: expected a SQLite file in an existing folder, got "
+                "'sqlite:///nothere-ta/x.db': the folder 'nothere-ta' does not exist",
+            )
+            for command in ("grade", "export", "sample")
+        ),
     ],
 )
 def test_a_command_line_value_that_names_nothing_is_a_usage_error(args, message, tmp_path, capsys):

@@ -641,6 +641,14 @@ def _refuse_values(args, command: argparse.ArgumentParser, known: list[str]) -> 
             command.error(
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
             )
+    db = sqlite_file(getattr(args, "db_url", None) or "")
+    if db is not None and not db.parent.is_dir():
+        command.error(
+            f"argument --db-url: expected a SQLite file in an existing folder, got "
+            f"{args.db_url!r}: the folder {str(db.parent)!r} "
+            f"{'is not a folder' if db.parent.exists() else 'does not exist'}"
+            + ("" if db.is_absolute() else f" (relative to {os.getcwd()})")
+        )
     if args.command == "sample" and args.work is not None:
         command.error(
             "argument --work: expected --out OUT with sample (its work folder is OUT/work, "
