@@ -69,6 +69,21 @@ def test_canvas_zip_moodle_folder_and_plain_folder(tmp_path):
     assert intake.students() == ["ana", "bo"] and ("bo", NB) not in intake.uploads
 
 
+def test_a_students_other_files_are_in_the_notes_of_their_notebook(tmp_path):
+    """Review 10: amy's notes.txt beside her notebook was in intake.json only, though the
+    README says the `notes` column lists the other files a student uploaded."""
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(f"amy_1001_5001_{NB}.ipynb", "{}")
+        z.writestr("amy_1001_5007_notes.txt", "my notes")
+        z.writestr(f"bo_1002_5002_{NB}.ipynb", "{}")
+    intake = collect(archive, ASSIGNMENTS)
+    assert intake.uploads[("1001", NB)].notes == [
+        "ignored 'amy_1001_5007_notes.txt': not a notebook (.ipynb)"
+    ]
+    assert intake.uploads[("1002", NB)].notes == []
+
+
 def test_newest_of_two_files_wins(tmp_path):
     (tmp_path / "ana").mkdir()
     old, new = tmp_path / "ana" / f"{NB}.ipynb", tmp_path / "ana" / f"{NB}-2.ipynb"
