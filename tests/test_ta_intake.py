@@ -100,6 +100,16 @@ def test_unreadable_is_graded_as_blank(release, data):
     assert ids(nb) == ids(release) and notes
 
 
+@pytest.mark.parametrize("data, said", [(b"", "empty file (0 bytes)"),
+                                        (b" \n", "empty file (white space only)")])  # fmt: skip
+def test_an_empty_upload_is_said_to_be_empty_not_unreadable_json(release, data, said):
+    """Review 10: a 0-byte upload's status read `unreadable notebook (JSONDecodeError:
+    Expecting value: line 1 column 1 (char 0))`."""
+    nb, notes = normalize(data, release)
+    assert ids(nb) == ids(release)
+    assert any(n.startswith(said) for n in notes) and not any("JSON" in n for n in notes)
+
+
 def test_repairs_deleted_edited_duplicated_and_retyped_cells(release):
     student = copy.deepcopy(release)
     index = {g: i for i, g in enumerate(nbgrader_meta(c).get("grade_id") for c in student.cells)}
