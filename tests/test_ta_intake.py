@@ -69,6 +69,21 @@ def test_canvas_zip_moodle_folder_and_plain_folder(tmp_path):
     assert intake.students() == ["ana", "bo"] and ("bo", NB) not in intake.uploads
 
 
+def test_a_students_other_files_are_in_the_notes_of_their_notebook(tmp_path):
+    """Review 10: amy's notes.txt beside her notebook was in intake.json only, though the
+    README says the `notes` column lists the other files a student uploaded."""
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(f"amy_1001_5001_{NB}.ipynb", "{}")
+        z.writestr("amy_1001_5007_notes.txt", "my notes")
+        z.writestr(f"bo_1002_5002_{NB}.ipynb", "{}")
+    intake = collect(archive, ASSIGNMENTS)
+    assert intake.uploads[("1001", NB)].notes == [
+        "ignored 'amy_1001_5007_notes.txt': not a notebook (.ipynb)"
+    ]
+    assert intake.uploads[("1002", NB)].notes == []
+
+
 def test_newest_of_two_files_wins(tmp_path):
     (tmp_path / "ana").mkdir()
     old, new = tmp_path / "ana" / f"{NB}.ipynb", tmp_path / "ana" / f"{NB}-2.ipynb"
@@ -83,6 +98,16 @@ def test_newest_of_two_files_wins(tmp_path):
 def test_unreadable_is_graded_as_blank(release, data):
     nb, notes = normalize(data, release)
     assert ids(nb) == ids(release) and notes
+
+
+@pytest.mark.parametrize("data, said", [(b"", "empty file (0 bytes)"),
+                                        (b" \n", "empty file (white space only)")])  # fmt: skip
+def test_an_empty_upload_is_said_to_be_empty_not_unreadable_json(release, data, said):
+    """Review 10: a 0-byte upload's status read `unreadable notebook (JSONDecodeError:
+    Expecting value: line 1 column 1 (char 0))`."""
+    nb, notes = normalize(data, release)
+    assert ids(nb) == ids(release)
+    assert any(n.startswith(said) for n in notes) and not any("JSON" in n for n in notes)
 
 
 def test_repairs_deleted_edited_duplicated_and_retyped_cells(release):

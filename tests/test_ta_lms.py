@@ -549,3 +549,92 @@ def test_a_name_with_terminal_controls_is_printed_and_stored_escaped(course, tmp
     people = (course.work / "lms" / "people.csv").read_text(encoding="utf-8")
     assert "Eve\\x1b]0;PWNED\\x07" in out and "\x1b" not in out, out
     assert "Eve\\x1b]0;PWNED\\x07" in people and "\x1b" not in people and "\x07" not in people
+
+
+# -- an upload taken in, graded in another gradebook (review 10) -------------------------------
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_missing_zero_never_zeroes_a_student_whose_upload_was_taken_in(
+    course, tmp_path, monkeypatch, capsys, kind
+):
+    """A shard graded into its own SQLite gradebook: the intake took in 103's (or 105's)
+    upload, but another shard graded it. --missing-zero must not give them 0: the grade is
+    missing here, not the submission; the student is named and the command exits 1."""
+    names = {"101": "a_101_7_nb.ipynb", "102": "b_102_8_nb.ipynb", "103": "e_103_9_nb.ipynb"}
+    names["105"] = "x_105_1_nb.ipynb"
+    monkeypatch.setattr(lms, "_download_names", lambda course, nb: names)
+    path = _canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)
+    args = argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=True
+    )
+    assert lms.lms_command(args, course) == 1
+    captured = capsys.readouterr()
+    if kind == "canvas":
+        rows = {r[1]: r for r in _read(course.work / "lms" / NB / "canvas_import.csv")}
+        assert rows["103"][-1] == "" and rows["101"][-1] == "11"
+        who = "(103)"
+    else:
+        rows = {r[0]: r for r in _read(course.work / "lms" / NB / "moodle_worksheet.csv")}
+        assert rows["Participant 105"][MOODLE_HEADER.index("Grade")] == ""
+        who = "Participant 105"
+    assert re.search(
+        rf"grade missing here, upload taken in: .*{re.escape(who)}: no grade in this work "
+        r"folder's gradebook, though its intake took in an upload \(\S+_nb\.ipynb\)",
+        captured.err,
+    ), captured.err
+    assert "1 left blank: an upload was taken in but has no grade here, 0 given 0" in captured.out
+
+
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_a_grade_whose_manual_score_was_cleared_is_listed(
+    course, tmp_path, monkeypatch, capsys, kind
+):
+    """A resubmission cleared the TA's manual score (review 10): the LMS gets the automatic
+    score, and the summary names that student so the TA grades them again; exit 1."""
+    cleared = dict(_row(11.0, "cleared"), status="manual score 2.0 on test_attention cleared: x")
+    graded = {"101": cleared, "102": _row(14.0, "yes")}
+    monkeypatch.setattr(lms, "_graded", lambda course, nb: graded)
+    path = _canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)
+    args = argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=False
+    )
+    assert lms.lms_command(args, course) == 1
+    captured = capsys.readouterr()
+    assert "2 graded (1 with a manual score a resubmission cleared);" in captured.out
+    lines = [line for line in captured.err.splitlines() if line.startswith("manual grade cleared")]
+    assert len(lines) == 1 and "101" in lines[0] and "2.0 on test_attention" in lines[0]
+    assert "python -m grader adjust" in lines[0]
+
+
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_a_graded_students_grade_that_the_lms_file_held_is_listed_when_replaced(
+    course, tmp_path, capsys, kind
+):
+    """Review 10: Moodle's `Grade "9,50"` became `10` without a word. A graded student's
+    cell gets the gradebook's score (a regrade must reach the LMS), and the summary lists
+    each different grade it replaced, with both values; the same grade written again (an
+    earlier import, "78,57" for 78.57) is no replacement."""
+    if kind == "canvas":
+        extra = [["Cy", "105", "", "cy", "A", "9.00", "", ""]]
+        path = _canvas(tmp_path, extra)
+        rows = _read(path)
+        rows[0][0] = rows[0][0].lstrip("\ufeff")  # the byte-order mark _write puts back
+        rows[2][5], rows[3][5] = "9,50", "14.00"  # 101 (11 of 14 points), 102 (14)
+        path = _write(path, rows[0], rows[1:])
+        ann, bo = "Smith, Ann (101)", "(102)"
+    else:
+        path = _worksheet_rows(
+            tmp_path,
+            [("101", "Ann", "9,50", "100.00", ""), ("102", "Bo", "100,00", "100.00", ""),
+             ("105", "Cy", "9.00", "100.00", "")],
+        )  # fmt: skip
+        ann, bo = "Participant 101 (Ann)", "Participant 102"
+    args = argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=False
+    )
+    lms.lms_command(args, course)
+    out = capsys.readouterr().out
+    new = "11" if kind == "canvas" else "78.57"
+    assert f"replaced the LMS file's grade: {ann}: 9,50 replaced by {new}" in out, out
+    assert "(1 replacing another grade the LMS file held)" in out
+    assert not re.search(rf"replaced the LMS file's grade: .*{re.escape(bo)}", out)
+    assert re.search(r"kept the LMS file's grade .*105.*: 9\.00", out)  # ungraded: kept

@@ -180,6 +180,55 @@ def test_a_manual_score_on_changed_answers_is_cleared_and_reported(manual_course
     assert "cleared" not in manual_course.status_of("s", NB, {"test_attention"})
 
 
+def test_a_cleared_manual_score_takes_its_comment_off_the_page_and_keeps_its_text(tmp_path):
+    """Review 10: a resubmission cleared the TA's score on test_attention but left the TA's
+    comment on the page (and in the LMS's zip), under the new automatic score. The comment
+    on the answer cell the test's comment goes on is cleared with it, its text kept in the
+    state file and quoted by the status, which names the command to grade it again; a
+    comment on a cell whose own manual score stands is kept."""
+    import nbformat
+    from nbgrader.api import Gradebook
+
+    course = Course(root=ROOT, work=tmp_path)
+    meta = [
+        {"solution": True, "grade": True, "grade_id": "attention", "points": 1},
+        {"grade": True, "grade_id": "test_attention", "points": 3},
+        {"solution": True, "grade_id": "softmax_rows"},
+        {"grade": True, "grade_id": "test_softmax_rows", "points": 3},
+    ]
+    release = tmp_path / "release" / NB / f"{NB}.ipynb"
+    release.parent.mkdir(parents=True)
+    cells = [nbformat.v4.new_code_cell("", metadata={"nbgrader": m}) for m in meta]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), release)
+    with Gradebook(course.db_url) as gb:
+        gb.add_assignment(NB)
+        gb.add_notebook(NB, NB)
+        gb.add_grade_cell("attention", NB, NB, max_score=1, cell_type="code")
+        for name in ("attention", "softmax_rows"):
+            gb.add_solution_cell(name, NB, NB)
+        for name in ("test_attention", "test_softmax_rows"):
+            gb.add_grade_cell(name, NB, NB, max_score=3, cell_type="code")
+        gb.add_student("s")
+        gb.add_submission(NB, "s")
+        gb.find_grade("attention", NB, NB, "s").manual_score = 1.0  # stands: unchanged
+        gb.find_grade("test_softmax_rows", NB, NB, "s").manual_score = 2.0
+        gb.find_comment("softmax_rows", NB, NB, "s").manual_comment = "rows: see the hint"
+        gb.find_comment("attention", NB, NB, "s").manual_comment = "good scaling"
+        gb.db.commit()
+    before = {"attention": "a", "softmax_rows": "b", "<own code>": "c"}
+    now = dict(before, softmax_rows="changed")
+    cleared = course.clear_stale_manual(NB, "s", {"answers": before}, now)
+    assert cleared["test_softmax_rows"]["comment"] == "rows: see the hint"
+    with Gradebook(course.db_url) as gb:
+        assert gb.find_comment("softmax_rows", NB, NB, "s").manual_comment is None
+        assert gb.find_comment("attention", NB, NB, "s").manual_comment == "good scaling"
+    course._write_state("s", NB, {"manual_cleared": cleared})
+    status = course.status_of("s", NB, {"attention"})
+    assert "manual score 2.0 on test_softmax_rows cleared, and its comment" in status
+    assert "'rows: see the hint'" in status
+    assert f"python -m grader adjust s -a {NB} test_softmax_rows POINTS --comment" in status
+
+
 @pytest.mark.parametrize(
     "state",
     [
@@ -228,6 +277,14 @@ NOT_AN_ASSIGNMENT = "argument -a/--assignment: expected one of 01_attention_scor
         (["gradescope", "build", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
         (["adjust", "s", "-a", "99_nothing", "test_attention", "1"], NOT_AN_ASSIGNMENT),
         (["feedback", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+        *(  # review 10: SQLAlchemy's traceback
+            (
+                [command, "--db-url", "sqlite:///nothere-ta/x.db"],
+                "argument --db-url: expected a SQLite file in an existing folder, got "
+                "'sqlite:///nothere-ta/x.db': the folder 'nothere-ta' does not exist",
+            )
+            for command in ("grade", "export", "sample")
+        ),
     ],
 )
 def test_a_command_line_value_that_names_nothing_is_a_usage_error(args, message, tmp_path, capsys):
@@ -463,9 +520,13 @@ def test_regrading_a_class(tmp_path):
         pytest.skip("the installed attnbook kept changing under the test")
     assert "graded 0 notebook(s)" in out and again == rows
 
+    from grader.manual import comment_cell
+
+    target = comment_cell(Course(root=root, work=work), NB, "test_attention")
     with Gradebook(default_db_url(work)) as gb:  # a TA gives part marks by hand
         for sid in ("1002", "1003"):  # mia, noa
             gb.find_grade("test_attention", NB, NB, sid).manual_score = 2.0
+            gb.find_comment(target, NB, NB, sid).manual_comment = "TA-COMMENT scale by sqrt"
         gb.db.commit()
     resaved = copy.deepcopy(wrong)  # noa saves again: outputs, same answers
     for cell in resaved.cells:
@@ -482,6 +543,10 @@ def test_regrading_a_class(tmp_path):
     assert "graded 1 notebook(s)" in out or not steady  # mia only: noa's answers are the same
     assert rows["mia"]["score"] == "0.0" and rows["mia"]["manual"] == "cleared"
     assert "manual score 2.0 on test_attention cleared" in rows["mia"]["status"]
+    assert "TA-COMMENT" in rows["mia"]["status"]  # quoted, as the page no longer shows it
+    assert "TA-COMMENT" not in (work / "feedback" / "1002" / NB / f"{NB}.html").read_text()
+    with Gradebook(default_db_url(work)) as gb:  # noa's answers unchanged: comment stands
+        assert gb.find_comment(target, NB, NB, "1003").manual_comment.startswith("TA-COMMENT")
     assert rows["noa"]["score"] == "13.0" and rows["noa"]["manual"] == "yes"
 
     reference = root / "autograder" / "reference" / "nb01_attention_scores.py"

@@ -32,3 +32,22 @@ def test_a_different_score_is_counted_and_shows_what_the_grader_gave():
     rows = [{"name": "ada", "score": 11.0}, {"name": "ben", "score": 0.0}]
     lines, wrong = expected_lines(rows, STUDENTS)
     assert wrong == 1 and "DIFFERENT (got 11)" in lines[1]
+
+
+def test_sample_refuses_work_and_its_help_says_where_its_work_folder_is(capsys):
+    """Review 10: `sample --work DIR` was taken and ignored (the class went to a temporary
+    folder), and its help gave --work the default ROOT/autograder and --out a temporary
+    folder. --work is refused, naming --out; the help says OUT/work."""
+    import pytest
+    from grader import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli._main(["sample", "--work", "/somewhere/else"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --work: expected --out OUT with sample" in err
+    assert "got --work '/somewhere/else'" in err
+    with pytest.raises(SystemExit):
+        cli._main(["sample", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "OUT/work" in text and "ROOT/autograder" not in text

@@ -142,6 +142,22 @@ def test_the_command_refuses_a_bad_shard_before_grading(tmp_path):
     assert not (tmp_path / "work").exists()
 
 
+def test_a_shard_into_its_own_sqlite_gradebook_is_warned_that_the_others_are_not_there(tmp_path):
+    """--shard 1/2 with the default gradebook (SQLite in the work folder): the other shard's
+    grades never reach it, so its grades.csv and lms would hold half the class; the command
+    says so on stderr before grading (review 10: lms then gave 0 to the other half)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(tmp_path / "empty"), "--shard", "1/2",
+         "--work", str(tmp_path / "work")],
+        cwd=AUTOGRADER, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "warning: --shard 1/2: this machine's grades go to the SQLite gradebook" in (
+        result.stderr
+    ), result.stderr
+    assert "the other 1 shard(s)' grades will not be in it" in result.stderr
+    assert "--db-url postgresql" in result.stderr
+
+
 # -- the shipped scheduler files ------------------------------------------------------------
 def manifest() -> dict:
     return yaml.safe_load((AUTOGRADER / "k8s" / "grade-job.yaml").read_text())

@@ -137,8 +137,9 @@ def _points(text: str) -> float:
     return value
 
 
-def _where(parser: argparse.ArgumentParser) -> None:
-    """--root, --work and --db-url: where a command finds the course and its gradebook."""
+def _where(parser: argparse.ArgumentParser, work: str = "ROOT/autograder") -> None:
+    """--root, --work and --db-url: where a command finds the course and its gradebook
+    (`work`: the default work folder, as the help says it)."""
     parser.add_argument(
         "--root",
         default=str(AUTOGRADER.parent),
@@ -147,16 +148,17 @@ def _where(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--work",
         help="where gradebook, submitted/, autograded/, feedback/ "
-        "and grades.csv go (default: ROOT/autograder)",
+        f"and grades.csv go (default: {work})",
     )
     parser.add_argument(
         "--db-url",
-        help="nbgrader db_url, e.g. postgresql://user@host/db (default: sqlite WORK/gradebook.db)",
+        help="nbgrader db_url, e.g. postgresql://user@host/db (default: sqlite "
+        f"{'WORK' if work.startswith('ROOT') else 'the work folder'}/gradebook.db)",
     )
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    _where(parser)
+def _common(parser: argparse.ArgumentParser, work: str = "ROOT/autograder") -> None:
+    _where(parser, work)
     _running(parser)
 
 
@@ -358,8 +360,8 @@ def _add_grade(sub) -> None:
     grade.add_argument(
         "--shard",
         default="0/1",
-        help="I/N: grade the I-th of N shards "
-        "(several machines, one PostgreSQL gradebook); auto: from a Slurm job "
+        help="I/N: grade shard I of N, I counted from 0 (0/2 and 1/2 on two machines; "
+        "several machines, one PostgreSQL gradebook); auto: from a Slurm job "
         "array or a Kubernetes Indexed Job (grader/shards.py)",
     )
     grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
@@ -531,10 +533,14 @@ def _add_checks(sub) -> None:
     catalogue.add_argument(
         "--limit", type=_at_least(1), help="only the first N mistakes per notebook"
     )
-    _common(catalogue)
+    _common(catalogue, "a temporary folder, removed after the report")
     sample = sub.add_parser("sample", help="grade the embedded sample class and print it")
-    sample.add_argument("--out", help="work folder (default: a temporary folder)")
-    _common(sample)
+    sample.add_argument(
+        "--out",
+        help="where the sample's LMS zip and its work folder, OUT/work, go (default: a "
+        "temporary folder, kept)",
+    )
+    _common(sample, "not for sample: give --out OUT, and the work folder is OUT/work")
 
 
 def _parser() -> tuple[argparse.ArgumentParser, Any]:
@@ -635,6 +641,19 @@ def _refuse_values(args, command: argparse.ArgumentParser, known: list[str]) -> 
             command.error(
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
             )
+    db = sqlite_file(getattr(args, "db_url", None) or "")
+    if db is not None and not db.parent.is_dir():
+        command.error(
+            f"argument --db-url: expected a SQLite file in an existing folder, got "
+            f"{args.db_url!r}: the folder {str(db.parent)!r} "
+            f"{'is not a folder' if db.parent.exists() else 'does not exist'}"
+            + ("" if db.is_absolute() else f" (relative to {os.getcwd()})")
+        )
+    if args.command == "sample" and args.work is not None:
+        command.error(
+            "argument --work: expected --out OUT with sample (its work folder is OUT/work, "
+            f"beside the LMS zip it writes), got --work {args.work!r}"
+        )
     if args.command == "lms" and args.lms == "moodle" and args.column is not None:
         command.error("argument --column: expected only with canvas (a Moodle worksheet has one)")
     for folder in getattr(args, "shard_work", []):
@@ -654,6 +673,17 @@ def _grade(args, course: Course) -> list[dict] | int:
         return 2
     if count > 1:
         print(f"shard {index}/{count} (from {origin})")
+        db = sqlite_file(course.db_url)
+        if db is not None:
+            print(
+                f"warning: --shard {index}/{count}: this machine's grades go to the SQLite "
+                f"gradebook {db}, which only it sees: the other {count - 1} shard(s)' grades "
+                "will not be in it, so grades.csv, export and lms here hold this shard's "
+                "students alone (lms leaves the others' cells as the LMS file has them, never "
+                "0); give every machine one shared --db-url postgresql+psycopg2://... "
+                '(autograder/README.md, "Several machines")',
+                file=sys.stderr,
+            )
     started = time.monotonic()
     progress = Progress() if args.quiet else TerminalProgress(course.work)
     cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)

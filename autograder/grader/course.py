@@ -749,8 +749,45 @@ class Course:
                     "why": why,
                 }
                 grade.manual_score = grade.extra_credit = None
+            self._clear_stale_comments(assignment, notebook, cleared)
             gb.db.commit()
         return cleared
+
+    def _clear_stale_comments(self, assignment: str, notebook, cleared: dict) -> None:
+        """Take off the page the TA's comment that went with each manual score just cleared
+        (on the answer cell the page shows it under: see `comment_cells`), so it does not
+        stand under the new automatic score; its text is kept in `cleared` (the state file)
+        and the status quotes it. A comment on a cell whose own manual score stands is kept."""
+        targets = self.comment_cells(assignment)
+        standing = {
+            targets.get(g.name, "")
+            for g in notebook.grades
+            if g.manual_score is not None or g.extra_credit is not None
+        }
+        comments = {c.name: c for c in notebook.comments}
+        for name, info in cleared.items():
+            comment = comments.get(targets.get(name, ""))
+            if comment is None or not comment.manual_comment or comment.name in standing:
+                continue
+            info["comment"] = comment.manual_comment
+            comment.manual_comment = None
+
+    def comment_cells(self, assignment: str) -> dict[str, str]:
+        """grade id -> the answer cell whose comment the page shows for it: the cell itself
+        for an answer cell, else the last answer cell before it (nbgrader keeps comments on
+        answer cells only); {} without the released notebook."""
+        try:
+            cells = self.release(assignment).cells
+        except (OSError, ValueError):
+            return {}
+        found, last = {}, ""
+        for cell in cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("solution"):
+                last = meta.get("grade_id", "")
+            if meta.get("grade_id"):
+                found[meta["grade_id"]] = last
+        return found
 
     def status_of(
         self, student: str, assignment: str, manual: AbstractSet[str] = frozenset()
@@ -800,9 +837,15 @@ class Course:
                     f"{len(raised)} cell(s) raised; the first: cell {first} ({printable(ename)})"
                 )
         for grade, info in sorted(self.stale_manual(student, assignment, manual).items()):
+            said = (
+                f", and its comment ({printable(info['comment'], 80)!r}) taken off the page"
+                if info.get("comment")
+                else ""
+            )
             problems.append(
-                f"manual score {info['score']} on {grade} cleared: {info['why']} "
-                "since it was given; grade it again in formgrader"
+                f"manual score {info['score']} on {grade} cleared{said}: {info['why']} "
+                f"since it was given; grade it again (`python -m grader adjust {student} -a "
+                f"{assignment} {grade} POINTS --comment ...`, or in formgrader)"
             )
         blank = self.is_blank(student, assignment)
         flags = [

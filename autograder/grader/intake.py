@@ -390,6 +390,9 @@ class FileRecord:
     assignment: str = ""
 
 
+NOT_A_NOTEBOOK = "not a notebook (.ipynb)"
+
+
 @dataclass
 class Upload:
     student: str  # the nbgrader student id
@@ -561,6 +564,11 @@ def collect(
     for record, key in owners:
         record.student = ids[key]
     _choose(intake, candidates, ids)
+    for record, key in owners:  # the student's other files, in each notebook's notes
+        if record.reason == NOT_A_NOTEBOOK:
+            for (sid, _), upload in intake.uploads.items():
+                if sid == ids[key]:
+                    upload.notes.append(f"ignored {record.path!r}: {record.reason}")
     return intake
 
 
@@ -652,7 +660,7 @@ def _classify(
     who, filename = found
     record.name = who.name
     if not filename.lower().endswith(".ipynb"):
-        record.reason = "not a notebook (.ipynb)"
+        record.reason = NOT_A_NOTEBOOK
         return who, None
     data, refused = _read_checked(filename, size, read)
     matched = match_name(filename, assignments)

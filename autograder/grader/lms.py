@@ -35,13 +35,19 @@ A notebook that the work folder's gradebook graded no submission of (a wrong -a 
 is refused, and nothing is written: its file would blank or zero the whole class.
 
 Nothing is dropped silently: a student of the LMS file who was not graded keeps the cell
-the LMS file has (`--missing-zero`: an empty one gets 0) and is counted; a grade already in
-the file (a TA's, entered by hand for an e-mailed notebook, say) is never overwritten and the
-command lists whose it kept; a graded student whom the LMS file lacks, or an id that
+the LMS file has (`--missing-zero`: an empty one gets 0, unless the work folder's intake took
+in an upload of theirs: then the grade is missing here, and they are listed, exit 1) and is
+counted; a grade already in the file for such a student (a TA's, entered by hand for an
+e-mailed notebook, say) is never overwritten and the command lists whose it kept; a graded
+student's cell gets the gradebook's score, and the command lists each different grade it
+replaced (an earlier import, before a regrade; a grade a TA means to stand goes in the
+gradebook, with `adjust`); a graded student whom the LMS file lacks, or an id that
 the LMS file holds twice, is listed and the command exits 1 after writing what it could. A
 grading that failed, or whose kernel never started, is no grade: that student is left as
 the LMS file has them and listed with why, and the command exits 1. A manual grade from the
-formgrader wins over the autograde, as in grades.csv (the scores come from the gradebook).
+formgrader wins over the autograde, as in grades.csv (the scores come from the gradebook); one
+that a resubmission cleared is listed (exit 1): the automatic score went, until a TA grades it
+again.
 A cell that a spreadsheet would run as a formula is written as text.
 """
 
@@ -102,12 +108,26 @@ class Filled:
     twice: list[str] = field(default_factory=list)  # ids the LMS file holds more than once
     clashes: list[str] = field(default_factory=list)  # one id, two people across notebooks
     failed: list[str] = field(default_factory=list)  # graded, but no grade: left as it was
+    # of `blank`: an upload this work folder's intake took in, with no grade in its gradebook
+    # (a shard's own SQLite gradebook, or not graded yet): left as it was, never given 0
+    taken_in: list[str] = field(default_factory=list)
+    held: int = 0  # of `taken_in`: empty cells left empty (not given 0)
+    cleared: list[str] = field(default_factory=list)  # exported; a TA's manual score cleared
+    replaced: list[str] = field(default_factory=list)  # graded: another grade the file held
     warnings: list[str] = field(default_factory=list)  # written, but not as it should be
     notes: list[str] = field(default_factory=list)  # written as asked; worth knowing
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.twice or self.clashes or self.failed or self.warnings)
+        return not (
+            self.missing
+            or self.twice
+            or self.clashes
+            or self.failed
+            or self.warnings
+            or self.taken_in
+            or self.cleared
+        )
 
     def new_file(self, path: Path) -> Path:
         """`path`, listed as written: an earlier export there (one the TA may have edited or
@@ -168,15 +188,57 @@ def lms_number(text: str) -> float | None:
     return float(f"{sign}{''.join(groups)}.{fraction or 0}")
 
 
-def _not_graded_here(done: Filled, who: str, cell: str, missing_zero: bool) -> str:
+def _not_graded_here(
+    done: Filled, who: str, cell: str, missing_zero: bool, upload: str | None = None
+) -> str:
     """The cell of a student whom the LMS file has and this work folder graded no notebook
     of: the grade the file holds stays (a TA's grade entered in the LMS, listed in
-    `done.kept`); an empty cell ("", or an LMS's "-") gets 0 with --missing-zero."""
+    `done.kept`); an empty cell ("", or an LMS's "-") gets 0 with --missing-zero, unless
+    this work folder's intake took in an `upload` of theirs (its path): then the grade is
+    missing here, not the submission (another shard's gradebook has it, or its grading has
+    not run), and the cell stays as the file has it, listed in `done.taken_in`."""
     done.blank.append(who)
+    if upload:
+        done.taken_in.append(
+            f"{who}: no grade in this work folder's gradebook, though its intake took in an "
+            f"upload ({upload}): graded in another gradebook (a shard's) or not yet; the "
+            "cell is left as the LMS file has it"
+            + (", not given 0 (--missing-zero)" if missing_zero else "")
+        )
     if cell.strip() not in ("", "-"):
         done.kept.append(f"{who}: {cell.strip()}")
         return cell
+    if upload:
+        done.held += 1
+        return cell
     return "0" if missing_zero else cell
+
+
+def _note_cleared(done: Filled, who: str, row: dict) -> None:
+    """List an exported grade whose manual score a resubmission cleared (`manual`:
+    `cleared`): the LMS gets the automatic score until a TA grades it again."""
+    if row.get("manual") == "cleared":
+        cells = [
+            part.split(" cleared", 1)[0].removeprefix("manual score ")
+            for part in str(row.get("status") or "").split("; ")
+            if part.startswith("manual score ")
+        ]
+        done.cleared.append(
+            f"{who}: exported with the automatic score; the manual score "
+            f"({', '.join(cells) or 'see its status'}) was cleared by a resubmission: grade "
+            "it again (python -m grader adjust, or formgrader), then run lms again"
+        )
+
+
+def _replacing(done: Filled, who: str, cell: str, grade: str) -> str:
+    """`grade`, the gradebook's, for a graded student's cell; a different grade the LMS file
+    held there (an earlier import, before a regrade; or one entered in the LMS) is listed in
+    `done.replaced` with both values. A TA's grade that should stand goes in the gradebook
+    (`python -m grader adjust`), where the next export keeps it."""
+    before = cell.strip()
+    if before not in ("", "-") and lms_number(before) != lms_number(grade):
+        done.replaced.append(f"{who}: {before} replaced by {grade}")
+    return grade
 
 
 def _decimal(value: float) -> str:
@@ -402,6 +464,7 @@ def fill_canvas(
     exported: set[str] = set()
     seen: dict[str, int] = {}
     people: dict[str, dict[str, str]] = {}
+    uploads = _download_names(course, assignment)
     out_rows = []
     for row in rows:
         row = row + [""] * (len(header) - len(row))
@@ -423,24 +486,22 @@ def fill_canvas(
         elif uid in graded:
             mine = graded[uid]
             if isinstance(points, float):
-                row[target] = _decimal(mine["score"] * points / (mine["max_score"] or 1))
+                grade = _decimal(mine["score"] * points / (mine["max_score"] or 1))
             else:
-                row[target] = _number(mine["score"])
+                grade = _number(mine["score"])
+            row[target] = _replacing(done, who, row[target], grade)
             exported.add(uid)
             done.graded += 1
+            _note_cleared(done, who, mine)
         else:
-            row[target] = _not_graded_here(done, who, row[target], missing_zero)
+            row[target] = _not_graded_here(done, who, row[target], missing_zero, uploads.get(uid))
         out_rows.append([row[i] for i in keep])
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
     done.clashes = remember_people(course, assignment, people)
     folder = course.work / "lms" / assignment
     _write_csv(done.new_file(folder / "canvas_import.csv"), [header[i] for i in keep], out_rows)
-    names = {
-        s: Path(p).with_suffix(".html").name
-        for s, p in _download_names(course, assignment).items()
-        if s in exported
-    }
+    names = {s: Path(p).with_suffix(".html").name for s, p in uploads.items() if s in exported}
     if names:
         _pages_zip(course, assignment, done.new_file(folder / "canvas_feedback.zip"), names)
     return done
@@ -494,6 +555,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
     people: dict[str, dict[str, str]] = {}
     full_name = header.index("Full name") if "Full name" in header else None
     exported: set[str] = set()
+    uploads = _download_names(course, assignment)
     for row in rows:
         row += [""] * (len(header) - len(row))
         found = MOODLE_PARTICIPANT.match(row[at["Identifier"]])
@@ -506,8 +568,8 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
         email = row[header.index("Email address")] if "Email address" in header else ""
         people[uid] = {"name": who, "email": email.strip().lower()}
         if uid not in graded:
-            cell = row[at["Grade"]]
-            row[at["Grade"]] = _not_graded_here(done, row[at["Identifier"]], cell, missing_zero)
+            cell, who = row[at["Grade"]], row[at["Identifier"]]
+            row[at["Grade"]] = _not_graded_here(done, who, cell, missing_zero, uploads.get(uid))
             continue
         label = row[at["Identifier"]].strip() + (f" ({who})" if who else "")
         mine = graded[uid]
@@ -522,11 +584,13 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
                 f"(as Moodle writes it, such as 100.00 or 100,00), found "
                 f"{row[at['Maximum Grade']]!r}; nothing written"
             )
-        row[at["Grade"]] = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
+        grade = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
+        row[at["Grade"]] = _replacing(done, label, row[at["Grade"]], grade)
         if comments is not None:
             row[comments] = _comment(mine, course.page_path(uid, assignment).is_file())
         exported.add(uid)
         done.graded += 1
+        _note_cleared(done, label, mine)
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
     done.clashes = remember_people(course, assignment, people)
@@ -555,14 +619,32 @@ def lms_command(args, course: Course) -> int:
     for path in done.written:
         print(f"wrote {path}")
     failed = f"{len(done.failed)} not exported (their grading failed); " if done.failed else ""
-    empty = len(done.blank) - len(done.kept)
+    empty = len(done.blank) - len(done.kept) - done.held
     kept = f"{len(done.kept)} kept the grade the LMS file holds, " if done.kept else ""
+    held = (
+        f"{done.held} left blank: an upload was taken in but has no grade here, "
+        if done.held
+        else ""
+    )
+    cleared = "".join(
+        f", {len(lines)} {what}"
+        for lines, what in (
+            (done.replaced, "replacing another grade the LMS file held"),
+            (done.cleared, "with a manual score a resubmission cleared"),
+        )
+        if lines
+    )
+    cleared = f" ({cleared[2:]})" if cleared else ""
     print(
-        f"{done.graded} graded; {failed}{len(done.blank)} in the LMS file without a grade here "
-        f"({kept}{empty} {'given 0' if args.missing_zero else 'left blank'})"
+        f"{done.graded} graded{cleared}; {failed}{len(done.blank)} in the LMS file without a "
+        "grade here "
+        f"({kept}{held}{empty} {'given 0' if args.missing_zero else 'left blank'})"
     )
     for label, lines, stream in (
         ("kept the LMS file's grade (no graded notebook here)", done.kept, sys.stdout),
+        ("replaced the LMS file's grade", done.replaced, sys.stdout),
+        ("grade missing here, upload taken in", done.taken_in, sys.stderr),
+        ("manual grade cleared", done.cleared, sys.stderr),
         ("not exported", done.failed, sys.stderr),
         ("warning", done.warnings, sys.stderr),
         ("note", done.notes, sys.stdout),

@@ -14,21 +14,13 @@ import sys
 import warnings
 from pathlib import Path
 
-from grader.catalogue import nbgrader_meta
 from grader.course import Course, UsageError, export_csv, table
 
 
 def comment_cell(course: Course, assignment: str, test: str) -> str:
     """The answer cell whose comment the page shows for `test`: the test itself when it is
     an answer cell graded by hand, else the last answer cell before it ('' when none is)."""
-    last = ""
-    for cell in course.release(assignment).cells:
-        meta = nbgrader_meta(cell)
-        if meta.get("solution"):
-            last = meta.get("grade_id", "")
-        if meta.get("grade_id") == test:
-            return last
-    return ""
+    return course.comment_cells(assignment).get(test, "")
 
 
 def adjust(

@@ -133,6 +133,8 @@ def _load(data: bytes | None) -> tuple[dict | None, list[str], str]:
     """(notebook JSON, notes, "") or (None, notes, the problem)."""
     if data is None:
         return None, [], "no notebook submitted"
+    if not data.strip():  # saved before it was written, or an upload that broke off
+        return None, [], f"empty file ({'0 bytes' if not data else 'white space only'})"
     too_big = json_too_big(data)
     if too_big:
         return None, [], f"refused notebook: {too_big}"
