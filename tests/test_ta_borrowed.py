@@ -300,6 +300,24 @@ REACHES = {  # a hostile review's kernel patch, and the other ways into the runn
     "a pipe handed to a program": "import subprocess\nsubprocess.Popen(['cat'], pass_fds=(3,))",
     "fcntl": "import fcntl\nfcntl.fcntl(3, fcntl.F_SETFD, 0)",
     "posix_spawn": "import os\nos.posix_spawn('/bin/cat', ['cat'], {})",
+    # round 10, a hostile review of the kernel's isolation
+    "a name stored under a key built at run time": 'globals()["".join(reversed("x_"))] = 1',
+    "globals() kept in a name": "g = globals()\ng['a' + 'b'] = 1",
+    "globals() handed to a function": "def put(ns):\n    pass\n\n\nput(globals())",
+    "IPython's exit object's shell": "shell = quit._ip",
+    "a bound method's owner by pickling": "owner = print.__reduce__()",
+    "numpy's array protocol on a class": "class Raw:\n    __array_interface__ = {}",
+    "numpy's array protocol read": "import numpy as np\nface = np.ones(2).__array_interface__",
+    "numpy.ctypeslib": "import numpy as np\nraw = np.ctypeslib.as_array",
+    "as_strided": "import numpy as np\nnp.lib.stride_tricks.as_strided(np.ones(1), (9,), (8,))",
+    "files sent over a socket": "import socket\na, b = socket.socketpair()\n"
+    "socket.send_fds(a, [b'x'], [3])",
+    "a socket made inheritable": "import socket\na, b = socket.socketpair()\n"
+    "b.set_inheritable(True)",
+    "a library module kept in a name": "import os\np = os.path\np.realpath = str",
+    "a library module's __dict__": "import os\nos.path.__dict__['realpath'] = str",
+    "vars() of a library module": "import os\nvars(os.path)['realpath'] = str",
+    "the shell named in a string": "shell = globals()['get_ipython']()",
     "a frame": "import sys\n\ndef f():\n    return sys._getframe(1)",
     "a caller's locals": "import inspect\nk = inspect.currentframe().f_back.f_locals['self']",
     "a bound method's self": "k = get_ipython().display_pub.publish.__self__",
@@ -483,6 +501,8 @@ def test_honest_uses_of_sys_modules_and_getattr_are_not_reaches():
         "math = importlib.import_module('math')\nlayer = torch.nn.Linear(2, 2)\n"
         "parts = list(layer.modules())\nsin = getattr(torch, 'sin')\n%time y = sin(torch.ones(2))\n"
         "import gc\ngc.collect()\nIN_COLAB = 'google.colab' in sys.modules\n"
+        "if 'model' not in globals():\n    model = None\nnames = sorted(globals())\n"
+        "seen = globals().get('model')\nglobals()['step'] = 1\nglobals().update(lr=0.1)\n"
         "if 'torch' not in sys.modules:\n    print('no torch')"
     )
     assert process_reaches([honest]) == []

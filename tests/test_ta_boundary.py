@@ -665,6 +665,18 @@ def test_no_other_process_gets_the_grader_pipes(sandboxed):
 
 
 @pytest.mark.slow
+def test_no_object_of_the_namespace_holds_the_shell():
+    """Round 10: IPython's `exit` and `quit` hold the shell (`quit._ip`), from which the
+    grader's kernel was a bound method away; the grading kernel's namespace has neither."""
+    kernel = StudentKernel(None, Limits(cell_timeout_s=30), False)
+    try:
+        printed = _printed(kernel, "print('exit' in globals(), 'quit' in globals())")
+    finally:
+        kernel.close()
+    assert printed == "False False\n", printed
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(not SANDBOX_OK, reason="bubblewrap")
 def test_a_cell_cannot_write_the_kernels_memory_through_proc():
     """Round 10: a cell wrote any byte of its own process (the kernel's code included)

@@ -1115,6 +1115,8 @@ INNER_NAMES = ("sys.modules", "sys._getframe", "sys._current_frames", "sys.settr
                "threading.setprofile", "pickle.load", "pickle.loads", "pickle.Unpickler",
                "pickle._load", "pickle._loads", "pickle._Unpickler", "codecs.register",
                "os.dup2", "os.set_inheritable", "os.posix_spawn", "os.posix_spawnp",
+               "socket.SCM_RIGHTS", "multiprocessing.reduction", "numpy.ctypeslib",
+               "numpy.lib.stride_tricks.as_strided",
                "joblib.load", "pandas.read_pickle", "pdb.run", "pdb.runeval", "pdb.runctx",
                "cProfile.run", "cProfile.runctx", "cProfile.Profile", "profile.run",
                "profile.runctx", "profile.Profile", "torch.ops.load_library",
@@ -1130,9 +1132,13 @@ INNER_ATTRIBUTES = ("f_back", "f_globals", "f_locals", "f_builtins", "tb_frame",
                     "__closure__", "__code__", "__builtins__", "__self__",
                     "input_transformers_cleanup", "input_transformers_post", "ast_transformers",
                     "input_transformer_manager", "register_magic_function",
-                    "register_magics")  # fmt: skip
+                    "register_magics", "_ip", "__reduce__", "__reduce_ex__",
+                    "__array_interface__", "__array_struct__", "send_fds", "recv_fds",
+                    "sendmsg", "recvmsg", "set_inheritable")  # fmt: skip
+# (an object's shell or owner, raw memory through numpy's array protocol, files passed to
+# another process: `grader.kernel.keep_wire`)
 # the same named in a string (`globals()["__builtins__"]`, `attrgetter("sys.modules")`)
-INNER_STRINGS = frozenset((*INNER_ATTRIBUTES, *INNER_NAMES))
+INNER_STRINGS = frozenset((*INNER_ATTRIBUTES, *INNER_NAMES, "get_ipython"))
 # what IPython's own syntax (`%time`, `!ls`, `?`) makes of the shell: any other use is a reach
 SHELL_CALLS = ("run_line_magic", "run_cell_magic", "system", "getoutput", "show_usage")
 # magics that run or load code the cells do not show (a file, the history); `%config` unless
@@ -1196,11 +1202,14 @@ def _reach(node: ast.AST, aliases: dict[str, str], depth: int, defs=frozenset())
             return [f"reads .{node.attr}"]
         if not isinstance(node.ctx, ast.Load) and _pythons_own(_dotted(node.value, aliases)):
             return [f"changes {_dotted(node, aliases)}"]
-        if node.attr == "__dict__" and _dotted(node.value, aliases) in SEARCHED:
-            return [f"reads {_dotted(node.value, aliases)}.__dict__"]
+        base = _dotted(node.value, aliases)
+        if node.attr == "__dict__" and (base in SEARCHED or _pythons_own(base)):
+            return [f"reads {base}.__dict__"]
         return [f"uses {d}" for d in [_dotted(node, aliases)] if _inner(d)]
     if isinstance(node, ast.Name) and node.id == "__builtins__":
         return ["uses __builtins__"]
+    if isinstance(node, ast.Name) and node.id in INNER_ATTRIBUTES:
+        return [f"names {node.id}"]
     if isinstance(node, ast.Constant) and node.value in INNER_STRINGS:
         return [f"names {node.value} in a string"]
     return _call_reach(node, aliases, depth, defs) if isinstance(node, ast.Call) else []
@@ -1221,7 +1230,11 @@ def _call_reach(node: ast.Call, aliases: dict[str, str], depth: int, defs) -> li
         if module is None:
             return ["imports a module named at run time"]
         return [f"imports {module}"] if _inner(module) else []
-    if name == "vars" and args and _dotted(args[0], aliases) in SEARCHED:
+    if (
+        name == "vars"
+        and args
+        and (_dotted(args[0], aliases) in SEARCHED or _pythons_own(_dotted(args[0], aliases)))
+    ):
         return [f"reads vars({_dotted(args[0], aliases)})"]
     if name in ("getattr", "setattr", "delattr", "hasattr") and len(args) >= 2:
         attr, base = _folded(args[1]), _dotted(args[0], aliases)
@@ -1386,9 +1399,61 @@ def _tree_reaches(
         and all(isinstance(op, ast.In | ast.NotIn) for op in n.ops)
         for c in n.comparators if isinstance(c, ast.Attribute)
     }  # fmt: skip
-    return loose + [
-        r for n in ast.walk(tree) if id(n) not in asked for r in _reach(n, aliases, depth, defs)
-    ]
+    return (
+        loose
+        + _namespace_reaches(tree, shadowed)
+        + [r for n in ast.walk(tree) if id(n) not in asked for r in _reach(n, aliases, depth, defs)]
+    )
+
+
+NAMESPACE_READS = ("get", "keys", "items", "values", "copy", "__contains__")
+NAMESPACE_STORES = ("update", "setdefault", "__setitem__", "pop")
+NAMESPACE_COPIES = ("print", "len", "sorted", "list", "dict", "set", "repr", "str", "type")
+
+
+def _namespace_reaches(tree: ast.AST, shadowed) -> list[str]:
+    """`globals()`, `locals()` or `vars()` used beyond a name written out: a store under a
+    key built at run time (a signal handler or thread could rebind a graded name after the
+    grader asked what it is), the namespace kept in a name or handed to a function. Reading
+    it, a constant key, `"x" in globals()` and a copy (`dict(globals())`) are fine."""
+    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("globals", "locals", "vars") and not node.args
+            and node.func.id not in shadowed
+        ):  # fmt: skip
+            continue
+        parent = parents.get(id(node))
+        grand = parents.get(id(parent)) if parent is not None else None
+        if isinstance(parent, ast.Subscript) and _const_str(parent.slice) is not None:
+            continue
+        if isinstance(parent, ast.Compare) and node in parent.comparators:
+            continue
+        if (
+            isinstance(parent, ast.Call) and node in parent.args
+            and isinstance(parent.func, ast.Name) and parent.func.id in NAMESPACE_COPIES
+        ):  # fmt: skip
+            continue
+        if isinstance(parent, ast.Attribute) and isinstance(grand, ast.Call):
+            if parent.attr in NAMESPACE_READS:
+                continue
+            if parent.attr in NAMESPACE_STORES and _constant_keys(grand):
+                continue
+        found.append(f"uses {node.func.id}() beyond a name written out")
+    return found
+
+
+def _constant_keys(call: ast.Call) -> bool:
+    """Whether a namespace's `update`/`setdefault`/`__setitem__`/`pop` call names every key
+    it stores in the code itself."""
+    if any(k.arg is None for k in call.keywords):  # **mapping
+        return False
+    first = call.args[0] if call.args else None
+    if isinstance(first, ast.Dict):
+        return all(k is not None and _const_str(k) is not None for k in first.keys)
+    return first is None or _const_str(first) is not None
 
 
 def _shell_reaches(trees: list[ast.Module], aliases: dict[str, str]) -> list[tuple[int, str]]:
@@ -1438,7 +1503,12 @@ def _bound_names(trees: list[ast.Module]) -> set[str]:
                 value = n.value or ast.Constant(None)
                 if not any(isinstance(v, ast.Name) and v.id in runners for v in ast.walk(value)):
                     targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                    found |= {t.id for a in targets for t in ast.walk(a) if isinstance(t, ast.Name)}
+                    found |= {
+                        t.id
+                        for a in targets
+                        for t in ast.walk(a)
+                        if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)
+                    }  # (not `globals` in `globals()[k] = v`)
     return found
 
 
@@ -1489,6 +1559,14 @@ def _process_reaches(sources: list[str], files: dict[str, str]) -> list[str]:
                     modules = bound.setdefault(name, [])
                     if dotted not in modules:
                         modules.append(dotted)
+    first = {name: modules[0] for name, modules in bound.items()}
+    for tree in trees:  # a module kept in a name (`p = os.path`) is that module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute | ast.Name):
+                dotted = _dotted(node.value, first)
+                for target in node.targets if dotted else []:
+                    if isinstance(target, ast.Name) and dotted not in bound.get(target.id, []):
+                        bound.setdefault(target.id, []).append(dotted)
     many = [
         f"binds {n} to more modules than the grader reads" for n, v in bound.items() if len(v) > 8
     ]

@@ -225,6 +225,9 @@ class Kernel:
         if self.shell.history_manager is None:  # instance() always makes one
             raise RuntimeError("Kernel: expected IPython's shell to have a history manager")
         self.shell.history_manager.enabled = False
+        for name in ("exit", "quit"):  # IPython's exit objects hold the shell (`quit._ip`)
+            self.shell.user_ns.pop(name, None)
+            self.shell.user_ns_hidden.pop(name, None)
         self.modules: WrittenModules | None = None  # the import guard, once it serves
         # `%matplotlib inline` asks this plain shell for a GUI it has not got, and the rest of
         # the cell would not run: here plots stay with the Agg backend, and the magic is a no-op
