@@ -552,6 +552,14 @@ def test_a_name_with_terminal_controls_is_printed_and_stored_escaped(course, tmp
 
 
 # -- an upload taken in, graded in another gradebook (review 10) -------------------------------
+def _lms_args(tmp_path, kind: str, missing_zero: bool) -> argparse.Namespace:
+    """`lms KIND FILE -a NB` on the test's Canvas export or Moodle worksheet."""
+    path = _canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)
+    return argparse.Namespace(
+        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=missing_zero
+    )
+
+
 @pytest.mark.parametrize("kind", ["canvas", "moodle"])
 def test_missing_zero_never_zeroes_a_student_whose_upload_was_taken_in(
     course, tmp_path, monkeypatch, capsys, kind
@@ -562,11 +570,7 @@ def test_missing_zero_never_zeroes_a_student_whose_upload_was_taken_in(
     names = {"101": "a_101_7_nb.ipynb", "102": "b_102_8_nb.ipynb", "103": "e_103_9_nb.ipynb"}
     names["105"] = "x_105_1_nb.ipynb"
     monkeypatch.setattr(lms, "_download_names", lambda course, nb: names)
-    path = _canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)
-    args = argparse.Namespace(
-        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=True
-    )
-    assert lms.lms_command(args, course) == 1
+    assert lms.lms_command(_lms_args(tmp_path, kind, missing_zero=True), course) == 1
     captured = capsys.readouterr()
     if kind == "canvas":
         rows = {r[1]: r for r in _read(course.work / "lms" / NB / "canvas_import.csv")}
@@ -593,11 +597,7 @@ def test_a_grade_whose_manual_score_was_cleared_is_listed(
     cleared = dict(_row(11.0, "cleared"), status="manual score 2.0 on test_attention cleared: x")
     graded = {"101": cleared, "102": _row(14.0, "yes")}
     monkeypatch.setattr(lms, "_graded", lambda course, nb: graded)
-    path = _canvas(tmp_path) if kind == "canvas" else _worksheet(tmp_path)
-    args = argparse.Namespace(
-        lms=kind, assignment=NB, file=str(path), column=None, missing_zero=False
-    )
-    assert lms.lms_command(args, course) == 1
+    assert lms.lms_command(_lms_args(tmp_path, kind, missing_zero=False), course) == 1
     captured = capsys.readouterr()
     assert "2 graded (1 with a manual score a resubmission cleared);" in captured.out
     lines = [line for line in captured.err.splitlines() if line.startswith("manual grade cleared")]
