@@ -564,12 +564,18 @@ def collect(
     for record, key in owners:
         record.student = ids[key]
     _choose(intake, candidates, ids)
-    for record, key in owners:  # the student's other files, in each notebook's notes
+    _note_other_files(intake, [(record, ids[key]) for record, key in owners])
+    return intake
+
+
+def _note_other_files(intake: Intake, owned: list) -> None:
+    """A student's files that are no notebooks, named in the notes of each of their
+    notebooks (grades.csv's `notes`)."""
+    for record, student in owned:
         if record.reason == NOT_A_NOTEBOOK:
             for (sid, _), upload in intake.uploads.items():
-                if sid == ids[key]:
+                if sid == student:
                     upload.notes.append(f"ignored {record.path!r}: {record.reason}")
-    return intake
 
 
 def _empty_folders(source: Path, wrapper: list[str], named: set[str], identities: dict):
