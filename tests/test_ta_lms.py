@@ -299,6 +299,27 @@ def _worksheet_rows(tmp_path, rows, name="worksheet.csv"):
     )
 
 
+def test_moodle_keeps_a_comment_a_ta_wrote_in_the_worksheet(course, tmp_path):
+    """Review 10: a graded student's `Feedback comments` was overwritten, so a TA's comment
+    typed in Moodle was lost on the next import. It is kept, the autograder's comment after
+    it, and listed; run again on that output, the comment is not repeated."""
+    path = _worksheet_rows(
+        tmp_path, [("101", "Ann", "", "100.00", "See me about question 3."),
+                   ("102", "Bo", "", "100.00", "Autograded: 9 / 14 (old export).")],
+    )  # fmt: skip
+    done = lms.fill_moodle(course, NB, path, missing_zero=False)
+    at = MOODLE_HEADER.index("Feedback comments")
+    rows = {r[0]: r for r in _read(course.work / "lms" / NB / "moodle_worksheet.csv")}
+    ann, bo = rows["Participant 101"][at], rows["Participant 102"][at]
+    assert ann.startswith("See me about question 3.\n\nAutograded: 11 / 14"), ann
+    assert bo.startswith("Autograded: 14 / 14") and "old export" not in bo, bo
+    assert any(n.startswith("Participant 101 (Ann): the comment the file held is kept")
+               for n in done.notes), done.notes  # fmt: skip
+    again = lms.fill_moodle(course, NB, course.work / "lms" / NB / "moodle_worksheet.csv", False)
+    rows = {r[0]: r for r in _read(again.written[0])}
+    assert rows["Participant 101"][at] == ann  # the TA's comment once, ours once
+
+
 def test_moodle_leaves_a_failed_grading_as_it_was_and_names_it(failed_course, tmp_path):
     path = _worksheet_rows(
         tmp_path,

@@ -19,8 +19,9 @@ grader lms canvas|moodle FILE -a NB`), written to WORK/lms/NB/.
   each folder name (`Full Name_1234567_assignsubmission_file_`). `moodle_worksheet.csv` is
   the worksheet with `Grade` (the score on the worksheet's `Maximum Grade`, with a decimal
   point, which Moodle's import reads in every language) and `Feedback comments` (the score
-  and what the tests found, link-free) filled; `moodle_feedback.zip` holds each page in a
-  folder named as Moodle names a student's folder in its downloads, `Full
+  and what the tests found, link-free, after any comment written in Moodle) filled;
+  `moodle_feedback.zip` holds each page in a folder named as Moodle names a student's
+  folder in its downloads, `Full
   name_participant_assignsubmission_file_` with "_" in the name as a space ("Upload
   multiple feedback files in a zip").
 
@@ -241,6 +242,17 @@ def _replacing(done: Filled, who: str, cell: str, grade: str) -> str:
     return grade
 
 
+def _with_comment(done: Filled, who: str, cell: str, ours: str) -> str:
+    """`ours` for a graded student's feedback comment; a comment someone wrote in the LMS
+    (what the cell holds before an earlier export's `Autograded: ...`) is kept in front of
+    it and listed in `done.notes`, never overwritten."""
+    theirs = cell.split(COMMENT_START, 1)[0].strip()
+    if not theirs:
+        return ours
+    done.notes.append(f"{who}: the comment the file held is kept, the autograder's after it")
+    return f"{theirs}\n\n{ours}"
+
+
 def _decimal(value: float) -> str:
     """A grade with at most 2 decimals and a decimal point, which the imports of Canvas (any
     language) and Moodle (unformat_float: a point in every language) read."""
@@ -317,11 +329,14 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+COMMENT_START = "Autograded: "
+
+
 def _comment(row: dict, attached: bool) -> str:
     """A short, link-free feedback comment: the score and what the tests found."""
     tests = row.get("tests") or {}
     full = sum(1 for v in tests.values() if v)
-    text = f"Autograded: {_number(row['score'])} / {_number(row['max_score'])}"
+    text = f"{COMMENT_START}{_number(row['score'])} / {_number(row['max_score'])}"
     text += f" ({full} of {len(tests)} tests scored)."
     if row.get("manual") == "yes":
         text += " Includes a grade given by hand."
@@ -587,7 +602,8 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
         grade = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
         row[at["Grade"]] = _replacing(done, label, row[at["Grade"]], grade)
         if comments is not None:
-            row[comments] = _comment(mine, course.page_path(uid, assignment).is_file())
+            ours = _comment(mine, course.page_path(uid, assignment).is_file())
+            row[comments] = _with_comment(done, label, row[comments], ours)
         exported.add(uid)
         done.graded += 1
         _note_cleared(done, label, mine)
