@@ -664,6 +664,36 @@ def test_no_other_process_gets_the_grader_pipes(sandboxed):
     assert printed == "True [] [0, 1, 2, 3]\n", printed
 
 
+FORGE_A_REPLY = r"""
+import os, stat
+from grader import wire
+frame = {"id": ID, "ok": True, "outputs": [{"output_type": "stream", "name": "stdout",
+                                            "text": "forged"}]}
+for fd in range(3, 64):
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            wire.write_frame(fd, frame)
+    except OSError:
+        pass
+print("real")
+"""
+
+
+@pytest.mark.slow
+def test_a_reply_the_students_code_writes_is_not_the_kernels():
+    """Round 10: code of the student's, run in the kernel's process (a cell, or a function
+    the grader calls), could write a frame with the request's id to the reply pipe, and the
+    grader took it for the kernel's answer. Each request now carries a number only the
+    kernel's loop sees, and a reply that does not repeat it is not the answer."""
+    kernel = StudentKernel(None, Limits(cell_timeout_s=30), False)
+    try:
+        printed = _printed(kernel, FORGE_A_REPLY.replace("ID", str(kernel.next_id + 1)))
+        assert printed == "real\n", printed
+        assert _printed(kernel, "print('after')") == "after\n"  # the forged frame skipped
+    finally:
+        kernel.close()
+
+
 @pytest.mark.slow
 def test_no_object_of_the_namespace_holds_the_shell():
     """Round 10: IPython's `exit` and `quit` hold the shell (`quit._ip`), from which the

@@ -798,17 +798,23 @@ def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
             request = pending.pop(0) if pending else wire.read_frame(requests)
         except wire.WireError:
             os._exit(0)
+        kernel.stand_ins.nonce = request.get("nonce")  # its callbacks repeat it too
         try:
             reply = serve(kernel, request)
         except BaseException as err:  # never let one bad request stop the kernel
             reply = {"ok": False, "exc": _exception(err)}
-        reply["id"] = request.get("id")
+        reply["id"], reply["nonce"] = request.get("id"), request.get("nonce")
         try:
             wire.write_frame(replies, reply)
         except (wire.Unsendable, ValueError) as why:
             wire.write_frame(
                 replies,
-                {"ok": False, "id": request.get("id"), "exc": _exception(ValueError(str(why)))},
+                {
+                    "ok": False,
+                    "id": request.get("id"),
+                    "nonce": request.get("nonce"),
+                    "exc": _exception(ValueError(str(why))),
+                },
             )
 
 
