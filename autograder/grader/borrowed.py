@@ -1563,10 +1563,10 @@ def _process_reaches(sources: list[str], files: dict[str, str]) -> list[str]:
     for tree in trees:  # a module kept in a name (`p = os.path`) is that module
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute | ast.Name):
-                dotted = _dotted(node.value, first)
-                for target in node.targets if dotted else []:
-                    if isinstance(target, ast.Name) and dotted not in bound.get(target.id, []):
-                        bound.setdefault(target.id, []).append(dotted)
+                kept = _dotted(node.value, first)
+                for target in node.targets if kept else []:
+                    if isinstance(target, ast.Name) and kept not in bound.get(target.id, []):
+                        bound.setdefault(target.id, []).append(str(kept))
     many = [
         f"binds {n} to more modules than the grader reads" for n, v in bound.items() if len(v) > 8
     ]

@@ -351,10 +351,11 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     cases = [
         Case(
             "loop",
-            9.0,
+            12.0,
             "while True in the score_matrix answer cell: that cell times out, the kernel "
             "is stopped, and the grader goes on without that cell in a fresh kernel: "
-            "score_matrix and attention (which calls it) lose their 5 points",
+            "score_matrix loses its 2 points; attention, which calls it, is graded with "
+            "the course's score_matrix in its place (one slip, charged once)",
             {mine: _nb_bytes(append_to(base, "score_matrix", "while True:\n    pass"))},
         ),
         Case(
