@@ -147,7 +147,6 @@ class WrittenModules:
         if not origin.endswith(".py"):  # compiled code (.pyc, .so) the grader cannot read
             raise ImportError(f"{name}: {origin} is not Python source: the grader reads only that")
         spec.loader = _SourceOnly(name, origin)  # never a __pycache__ file beside it
-        spec.cached = None
         return spec
 
     def _written(self, place: str) -> bool:
